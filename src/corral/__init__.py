@@ -1,0 +1,17 @@
+"""Corral: constrained text generation with language models.
+
+The same constraint value is checked, rendered, fed back, compiled into a decoding mask and turned into a
+reward. The verbs are here; the types live in ``corral.constraints`` and ``corral.text``.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .constraints import Constraint, Verdict, check, from_json, parse, render
+from .text import Level, segment
+
+try:
+    __version__ = version("corral")
+except PackageNotFoundError:  # running from a source tree
+    __version__ = "0.0.0+source"
+
+__all__ = ["Constraint", "Level", "Verdict", "__version__", "check", "from_json", "parse", "render", "segment"]

@@ -1,0 +1,72 @@
+"""The constraint algebra: COLLIE's grammar (Eq. 1-7) and more, as immutable values.
+
+A ``Constraint`` is checked (``c.check(text)`` → ``Verdict`` with per-part results and feedback), rendered
+(``render(c)``), printed and parsed (``str(c)``, ``parse(spec)``) and serialised (``c.to_json()``,
+``from_json(data)``). New base constraints are added with ``register_kind``.
+"""
+
+from . import _builtin  # noqa: F401  (registers count, match, regex)
+from ._check import Context, Result, Verdict, check, evaluate
+from ._english import Phrasing
+from ._json import ConstraintJSONError, from_json, to_json
+from ._kinds import BaseKind, Call, get_kind, kind_of, register_kind
+from ._nodes import (
+    TEXT,
+    UNIT,
+    And,
+    Constraint,
+    Count,
+    Expr,
+    ForEach,
+    Match,
+    Not,
+    Or,
+    Pos,
+    Quantifier,
+    Regex,
+    Rel,
+    Selector,
+    TextRef,
+    UnitRef,
+)
+from ._parse import ConstraintSyntaxError, parse
+from ._render import render
+from ._textual import to_text
+
+__all__ = [
+    "TEXT",
+    "UNIT",
+    "And",
+    "BaseKind",
+    "Call",
+    "Constraint",
+    "ConstraintJSONError",
+    "ConstraintSyntaxError",
+    "Context",
+    "Count",
+    "Expr",
+    "ForEach",
+    "Match",
+    "Not",
+    "Or",
+    "Phrasing",
+    "Pos",
+    "Quantifier",
+    "Regex",
+    "Rel",
+    "Result",
+    "Selector",
+    "TextRef",
+    "UnitRef",
+    "Verdict",
+    "check",
+    "evaluate",
+    "from_json",
+    "get_kind",
+    "kind_of",
+    "parse",
+    "register_kind",
+    "render",
+    "to_json",
+    "to_text",
+]

@@ -1,0 +1,33 @@
+"""Corral's registries: one namespace per kind of pluggable part.
+
+Parts (segmentation profiles, base constraints, later tasks, checkers, metrics and backends) are added by
+registering them under a name, never by editing an if-chain. Other packages can contribute entries through
+the ``corral_<kind>`` entry-point groups (catalogue's convention), without Corral importing them.
+
+Names are versioned where behaviour may change (``collie-v1``): a changed behaviour gets a new name so old
+specs and runs still resolve to what produced them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import catalogue
+
+__all__ = ["RegistryError", "base_constraints", "lookup", "profiles"]
+
+RegistryError = catalogue.RegistryError
+
+profiles = catalogue.create("corral", "profiles", entry_points=True)
+"""Segmentation profiles (``corral.text.Profile`` values), e.g. ``default`` and ``collie-v1``."""
+
+base_constraints = catalogue.create("corral", "base_constraints", entry_points=True)
+"""Base constraint kinds (``corral.constraints.BaseKind`` values), e.g. ``count``, ``match``, ``regex``."""
+
+
+def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:
+    """Get ``name`` from ``registry`` or raise a one-line error listing the names that exist."""
+    if name in registry:
+        return registry.get(name)
+    available = ", ".join(sorted(registry.get_all())) or "none"
+    raise RegistryError(f"unknown {what} {name!r}; available: {available}")

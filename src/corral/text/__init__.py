@@ -1,0 +1,33 @@
+"""Segmentation: the single definition of chars, words, sentences, paragraphs and passages in Corral.
+
+Two profiles ship: ``default`` (what a careful user expects) and ``collie-v1`` (the COLLIE reference's rules,
+exactly). More can be registered with ``register_profile``.
+"""
+
+from ._profiles import Profile, RawUnit, get_profile, register_profile
+from ._segmentation import Segmentation, segment
+from ._units import Level, Unit
+
+
+def _register_builtin_profiles() -> None:
+    from corral.registry import profiles
+
+    from . import _collie_v1, _default
+
+    for profile in (_default.PROFILE, _collie_v1.PROFILE):
+        if profile.name not in profiles:
+            register_profile(profile)
+
+
+_register_builtin_profiles()
+
+__all__ = [
+    "Level",
+    "Profile",
+    "RawUnit",
+    "Segmentation",
+    "Unit",
+    "get_profile",
+    "register_profile",
+    "segment",
+]
