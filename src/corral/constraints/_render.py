@@ -28,7 +28,23 @@ def render(constraint: Constraint | Expr) -> str:
     ph = Phrasing(text_level=constraint.level)
     noun = constraint.level.noun if constraint.level else "text"
     requirements = requirement_list(constraint.body, ph)
-    return f"Please generate a {noun} {_join_requirements(requirements)}."
+    note = " Count every character, spaces and punctuation included." if _counts_text_chars(constraint) else ""
+    return f"Please generate a {noun} {_join_requirements(requirements)}.{note}"
+
+
+def _counts_text_chars(constraint: Constraint) -> bool:
+    """Whether the characters of a whole sentence or larger are counted (say that spaces count)."""
+    if constraint.level is None or constraint.level.rank <= Level.WORD.rank:
+        return False
+    stack: list[Expr] = [constraint.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Count) and node.level is Level.CHAR and node.string is None and isinstance(
+            node.of, TextRef
+        ) and node.per in (None, constraint.level):
+            return True
+        stack.extend(getattr(node, "parts", ()))
+    return False
 
 
 _LEADS = ("with ", "where ", "containing ", "without ", "that ")

@@ -1,0 +1,129 @@
+"""The ``corral`` command. Each subcommand calls one public function; errors are one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, parse, render
+from corral.registry import RegistryError
+
+from ._batch import PARALLEL_FROM_LINES, check_lines
+from ._collie import app as collie_app
+
+app = typer.Typer(
+    name="corral",
+    help="Constrained text generation: specify, render and check constraints.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(collie_app, name="collie")
+out = Console()
+err = Console(stderr=True)
+
+EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def _load_spec(spec: str, profile: str | None) -> Constraint:
+    try:
+        if spec.lstrip().startswith("{"):
+            from corral.constraints import from_json
+
+            constraint = from_json(json.loads(spec))
+        else:
+            constraint = parse(spec)
+        if profile is not None:
+            from dataclasses import replace
+
+            from corral.text import get_profile
+
+            get_profile(profile)
+            constraint = replace(constraint, profile=profile)
+        return constraint
+    except ConstraintSyntaxError as exc:
+        pointer = " " * (exc.column - 1) + "^" if exc.line == 1 and len(exc.spec) < 200 else ""
+        detail = f"\n  {exc.spec}\n  {pointer}" if pointer else ""
+        raise _fail(f"bad constraint: {exc}{detail}") from None
+    except (ConstraintJSONError, json.JSONDecodeError, RegistryError, ValueError) as exc:
+        raise _fail(f"bad constraint: {exc}") from None
+
+
+@app.command()
+def check(
+    spec: Annotated[str | None, typer.Argument(help="Constraint in the textual form (or JSON).")] = None,
+    text: Annotated[str | None, typer.Argument(help="Text to check; '-' reads standard input.")] = None,
+    batch: Annotated[Path | None, typer.Option(help="JSONL file: one {constraint, text} (or COLLIE row) per line.")] = None,
+    output: Annotated[Path | None, typer.Option("--out", help="Where --batch writes verdicts (default: stdout).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    profile: Annotated[str | None, typer.Option(help="Override the constraint's segmentation profile.")] = None,
+    workers: Annotated[int | None, typer.Option(help="Processes for --batch (default: all cores).")] = None,
+) -> None:
+    """Check TEXT against SPEC: exit 0 if it passes, 1 if it fails, 2 on bad input."""
+    if batch is not None:
+        raise typer.Exit(_check_batch(batch, output, workers))
+    if spec is None or text is None:
+        raise _fail("give SPEC and TEXT (TEXT may be '-' for standard input), or --batch FILE")
+    constraint = _load_spec(spec, profile)
+    if text == "-":
+        text = sys.stdin.read()
+    verdict = constraint.check(text)
+    if as_json:
+        print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    else:
+        status = "[green]PASS[/green]" if verdict.passed else "[red]FAIL[/red]"
+        out.print(f"{status}  score {verdict.score:.2f}  {constraint}", highlight=False, soft_wrap=True)
+        for part in verdict.parts:
+            mark = "[green]✓[/green]" if part.passed else "[red]✗[/red]"
+            seen = json.dumps(part.observed, ensure_ascii=False)
+            out.print(f"  {mark} {part.constraint}  expected {part.expected}, observed {seen}", highlight=False,
+                      soft_wrap=True)
+        if verdict.feedback:
+            out.print(verdict.feedback, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_PASS if verdict.passed else EXIT_FAIL)
+
+
+def _check_batch(path: Path, output: Path | None, workers: int | None) -> int:
+    try:
+        with path.open(encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.readlines()
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror}") from None
+    sink = output.open("w", encoding="utf-8") if output else sys.stdout
+    bad = 0
+    try:
+        for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES):
+            if "error" in record:
+                bad += 1
+                err.print(f"[red]error:[/red] {path}: {record['error']}", highlight=False, soft_wrap=True)
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+    finally:
+        if output:
+            sink.close()
+    return EXIT_BAD_INPUT if bad else EXIT_PASS
+
+
+@app.command("render")
+def render_command(spec: Annotated[str, typer.Argument(help="Constraint in the textual form (or JSON).")]) -> None:
+    """Print the English instruction for SPEC."""
+    print(render(_load_spec(spec, None)))
+
+
+@app.command("parse")
+def parse_command(spec: Annotated[str, typer.Argument(help="Constraint in the textual form.")]) -> None:
+    """Print SPEC's JSON form (and so validate it)."""
+    print(json.dumps(_load_spec(spec, None).to_json(), ensure_ascii=False, indent=2))
+
+
+def main() -> None:
+    app()

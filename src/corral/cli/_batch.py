@@ -1,0 +1,74 @@
+"""``corral check --batch``: one JSON verdict per input line, bad lines reported and skipped, never lost."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from functools import cache
+from multiprocessing import get_context
+from typing import Any
+
+from corral.collie import constraint_for
+from corral.constraints import Constraint, from_json, parse
+
+MAX_LINE_CHARS = 20_000_000
+PARALLEL_FROM_LINES = 2_000
+CHUNK = 256
+
+
+@cache
+def _parse_cached(spec: str) -> Constraint:
+    return parse(spec)
+
+
+def constraint_of(row: dict[str, Any]) -> Constraint:
+    """The constraint a batch row names: ``constraint`` (spec text or JSON form) or COLLIE ``code`` + ``targets``."""
+    if "constraint" in row:
+        spec = row["constraint"]
+        if isinstance(spec, str):
+            return _parse_cached(spec)
+        if isinstance(spec, dict):
+            return from_json(spec)
+        raise ValueError("'constraint' must be a spec string or a JSON constraint object")
+    if "code" in row and "targets" in row:
+        return constraint_for(row["code"], row["targets"])
+    raise ValueError("a row needs 'constraint' (or COLLIE 'code' and 'targets') and 'text'")
+
+
+def check_line(item: tuple[int, str]) -> dict[str, Any]:
+    """Check one numbered line; errors come back as ``{"line": n, "error": ...}``, never as exceptions."""
+    number, line = item
+    if len(line) > MAX_LINE_CHARS:
+        return {"line": number, "error": f"line {number}: longer than {MAX_LINE_CHARS:,} characters"}
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {"line": number, "error": f"line {number}, column {exc.colno}: invalid JSON: {exc.msg}"}
+    if not isinstance(row, dict):
+        return {"line": number, "error": f"line {number}: expected a JSON object"}
+    text = row.get("text")
+    if not isinstance(text, str):
+        return {"line": number, "error": f"line {number}: 'text' is missing or not a string"}
+    try:
+        constraint = constraint_of(row)
+    except ValueError as exc:
+        return {"line": number, "error": f"line {number}: {exc}"}
+    verdict = constraint.check(text)
+    out: dict[str, Any] = {"line": number}
+    for key in ("id", "key"):
+        if key in row:
+            out[key] = row[key]
+    out.update(verdict.to_json())
+    return out
+
+
+def check_lines(lines: Iterable[str], workers: int | None = None, big: bool = False) -> Iterator[dict[str, Any]]:
+    """Verdicts for the lines, in order; uses every core when ``big`` (many lines) and ``workers`` allows."""
+    numbered = ((i, line) for i, line in enumerate(lines, start=1) if line.strip())
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    if not big or workers <= 1:
+        yield from map(check_line, numbered)
+        return
+    with get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(check_line, numbered, chunksize=CHUNK)

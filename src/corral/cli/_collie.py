@@ -1,0 +1,100 @@
+"""``corral collie``: COLLIE-v1 conformance and checking over the shipped instances or a generations file."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from corral.collie import BY_CODE, constraint_for, instances
+
+app = typer.Typer(help="COLLIE-v1: check the shipped instances or model generations.", no_args_is_help=True)
+console = Console()
+
+
+@app.command("check")
+def collie_check(
+    generations: Annotated[Path | None, typer.Option(help="JSONL of outputs with code, targets, text "
+                                                      "(and collie_verdict to compare).")] = None,
+    structures: Annotated[str | None, typer.Option(help="Comma-separated structures, e.g. sent02,para05.")] = None,
+    output: Annotated[Path | None, typer.Option("--out", help="Write one JSON verdict per line here.")] = None,
+) -> None:
+    """Check COLLIE-v1 texts with Corral and compare with the reference checker's verdicts.
+
+    Without --generations, checks the example text of each of the 2,080 shipped instances.
+    """
+    wanted = {s.strip() for s in structures.split(",")} if structures else None
+    if wanted and (unknown := wanted - {s.name for s in BY_CODE.values()}):
+        console.print(f"[red]error:[/red] unknown structures {sorted(unknown)}")
+        raise typer.Exit(2)
+    rows = list(_rows(generations))
+    if wanted:
+        rows = [r for r in rows if BY_CODE[r["code"]].name in wanted]
+    stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # n, corral pass, reference pass, agree
+    sink = output.open("w", encoding="utf-8") if output else None
+    start = time.perf_counter()
+    with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task("check", total=len(rows))
+        for row in rows:
+            verdict = constraint_for(row["code"], row["targets"]).check(row["text"])
+            s = stats[BY_CODE[row["code"]].name]
+            s[0] += 1
+            s[1] += verdict.passed
+            if row.get("reference") is not None:
+                s[2] += row["reference"]
+                s[3] += verdict.passed == row["reference"]
+            if sink:
+                sink.write(json.dumps({"id": row["id"], "passed": verdict.passed, "score": verdict.score,
+                                       "feedback": verdict.feedback}, ensure_ascii=False) + "\n")
+            progress.advance(task)
+    elapsed = time.perf_counter() - start
+    if sink:
+        sink.close()
+    _report(stats, len(rows), elapsed, generations is None)
+
+
+def _rows(generations: Path | None):
+    if generations is None:
+        for inst in instances():
+            yield {"id": inst.id, "code": inst.code, "targets": inst.targets, "text": inst.example,
+                   "reference": inst.reference_verdict}
+        return
+    with generations.open(encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                yield {"id": row.get("id", row.get("key", number)), "code": row["code"], "targets": row["targets"],
+                       "text": row["text"], "reference": row.get("collie_verdict")}
+            except (json.JSONDecodeError, KeyError) as exc:
+                console.print(f"[red]error:[/red] {generations}: line {number}: {exc}")
+                raise typer.Exit(2) from None
+
+
+def _report(stats: dict[str, list[int]], total: int, elapsed: float, examples: bool) -> None:
+    what = "shipped instance examples" if examples else "generations"
+    table = Table(title=f"COLLIE-v1: Corral on {total:,} {what}")
+    for column in ("structure", "texts", "Corral pass %", "reference pass %", "agreement %"):
+        table.add_column(column, justify="right" if column != "structure" else "left")
+    order = [s.name for s in BY_CODE.values()]
+    totals = [0, 0, 0, 0]
+    for name in sorted(stats, key=order.index):
+        n, ours, ref, agree = stats[name]
+        totals = [a + b for a, b in zip(totals, stats[name], strict=True)]
+        table.add_row(name, f"{n}", f"{100 * ours / n:.1f}", f"{100 * ref / n:.1f}", f"{100 * agree / n:.1f}")
+    n, ours, ref, agree = totals
+    if n:
+        table.add_row("all", f"{n}", f"{100 * ours / n:.1f}", f"{100 * ref / n:.1f}", f"{100 * agree / n:.1f}",
+                      style="bold")
+    console.print(table)
+    console.print(f"{total:,} verdicts in {elapsed:.2f} s ({total / max(elapsed, 1e-9):,.0f} verdicts/s, "
+                  "one process, progress display included)")
