@@ -17,6 +17,7 @@ from ._english import (
     capitalize,
     is_plural_subject,
     join_and,
+    plural,
     quote,
     selection,
 )
@@ -163,10 +164,15 @@ def _count_failure(results: list[Result], ph: Phrasing) -> str:
     seen = join_and([_units_phrase(r.constraint, r.observed) for r in results])  # type: ignore[arg-type]
     presence = _presence(first)
     if presence == "absent":
-        must = "it must not contain " + ("it" if len(results) == 1 else "them")
+        used = join_and([f"{quote(r.constraint.string)} ({plural(r.observed, 'time')})"  # type: ignore[attr-defined]
+                         for r in results])
+        noun = _noun_for(first, len(results))
+        lead = (f"You wrote a {ph.text_noun()} containing" if isinstance(first.of, TextRef) and ph.text_level
+                else f"{capitalize(selection(first.of, ph))} contains")
+        return f"{lead} the {noun} {used}; it must not contain {'it' if len(results) == 1 else 'them'}."
     elif presence == "present" and all(r.observed == 0 for r in results):
         words = join_and([quote(r.constraint.string) for r in results])  # type: ignore[attr-defined]
-        noun = first.level.noun if len(results) == 1 else first.level.plural
+        noun = _noun_for(first, len(results))
         lead = f"You wrote a {ph.text_noun()}" if isinstance(first.of, TextRef) and ph.text_level else (
             capitalize(selection(first.of, ph)))
         verb = "without" if lead.startswith("You wrote") else "does not contain"
@@ -180,6 +186,12 @@ def _count_failure(results: list[Result], ph: Phrasing) -> str:
             return f"You wrote a {ph.text_level.noun} with {seen}; {must}."
         return f"Your text has {seen}; {must}."
     return f"{capitalize(selection(first.of, ph))} has {seen}; {must}."
+
+
+def _noun_for(node: Count, how_many: int) -> str:
+    if node.level is Level.CHAR:
+        return "character" if how_many == 1 else "characters"
+    return node.level.noun if how_many == 1 else node.level.plural
 
 
 def _per_unit_failure(result: Result, ph: Phrasing) -> str:
