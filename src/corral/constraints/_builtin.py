@@ -155,12 +155,12 @@ def _level_of(selector: Selector, ph: Phrasing) -> Level | None:
 
 def _count_failure(results: list[Result], ph: Phrasing) -> str:
     first: Count = results[0].constraint  # type: ignore[assignment]
-    if first.per is not None and first.per != _level_of(first.of, ph):
-        return _per_unit_failure(results[0], ph)
     if results[0].observed is None:
         return f"There is no {selection(first.of, ph).removeprefix('the ')}; it must exist and " + (
-            f"{_count_requirement(first, False).replace('has ', 'have ', 1)}."
+            f"{_count_requirement(first, True)}."
         )
+    if first.per is not None and first.per != _level_of(first.of, ph):
+        return _per_unit_failure(results[0], ph)
     seen = join_and([_units_phrase(r.constraint, r.observed) for r in results])  # type: ignore[arg-type]
     presence = _presence(first)
     if presence == "absent":

@@ -113,6 +113,7 @@ def _syntax_error(exc: UnexpectedInput, spec: str) -> ConstraintSyntaxError:
         seen = "the end of the spec"
     elif isinstance(exc, UnexpectedCharacters):
         seen = repr(spec[exc.pos_in_stream]) if exc.pos_in_stream < len(spec) else "the end"
+        exc.expected = _acceptable_after(spec[: exc.pos_in_stream])
     elif isinstance(exc, UnexpectedToken):
         token = exc.token
         seen = "the end of the spec" if token.type == "$END" else repr(str(token))
@@ -123,6 +124,16 @@ def _syntax_error(exc: UnexpectedInput, spec: str) -> ConstraintSyntaxError:
     expected = sorted({_DESCRIBE.get(name, name.lower()) for name in (exc.expected or ()) if name})
     hint = f"; expected {', '.join(expected)}" if expected else ""
     return ConstraintSyntaxError(f"unexpected {seen}{hint}", spec, max(line, 1), max(column, 1))
+
+
+def _acceptable_after(prefix: str) -> set[str]:
+    """The terminals the parser would take after ``prefix`` (the lexer alone knows only every terminal)."""
+    try:
+        interactive = _parser().parse_interactive(prefix)
+        interactive.exhaust_lexer()
+        return set(interactive.accepts())
+    except UnexpectedInput:
+        return set()
 
 
 def _end_position(spec: str) -> tuple[int, int]:
