@@ -10,7 +10,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from corral.collie import constraint_for
-from corral.constraints import Constraint, from_json, parse
+from corral.constraints import Constraint, ConstraintSyntaxError, from_json, parse
 
 MAX_LINE_CHARS = 20_000_000
 PARALLEL_FROM_LINES = 2_000
@@ -52,6 +52,9 @@ def check_line(item: tuple[int, str]) -> dict[str, Any]:
         return {"line": number, "error": f"line {number}: 'text' is missing or not a string"}
     try:
         constraint = constraint_of(row)
+    except ConstraintSyntaxError as exc:
+        where = f"line {exc.line}, column {exc.column}" if exc.line > 1 else f"column {exc.column}"
+        return {"line": number, "error": f"line {number}: bad constraint at {where}: {exc.reason}"}
     except ValueError as exc:
         return {"line": number, "error": f"line {number}: {exc}"}
     verdict = constraint.check(text)
