@@ -43,7 +43,7 @@ def _strip_unit(value: str, start: int) -> RawUnit:
 
 
 def _chars(text: str) -> list[RawUnit]:
-    return [(c if not (c.isspace() or c == ".") else "", i, i + 1) for i, c in enumerate(text)]
+    return [(c, i, i + 1) if not (c.isspace() or c == ".") else ("", i, i) for i, c in enumerate(text)]
 
 
 def _words_from(
@@ -57,14 +57,27 @@ def _words_from(
         for token, start, end in tokenize(text[s_start:s_end]):
             if token in PUNCTUATION:
                 continue
-            if token[0].isspace() or token[0] == "." or token[-1].isspace() or token[-1] == ".":
-                value, a, _ = _strip_unit(token, 0)
-                # offsets follow the source span; clip in case the token was rewritten (quotes)
-                a = min(s_start + start + a, s_start + end)
+            # tokens hold no whitespace (the tokenizer splits on it), so only dots can need stripping
+            if token[0] == "." or token[-1] == ".":
+                value = token.strip(".")
+                a = min(s_start + start + len(token) - len(token.lstrip(".")), s_start + end)
                 append((value, a, min(a + len(value), s_start + end)))
             else:
                 append((token, s_start + start, s_start + end))
     return units
+
+
+def _count_words(
+    text: str,
+    sentence_spans: Callable[[str], list[tuple[int, int]]],
+    tokenize: Callable[[str], list[tuple[str, int, int]]],
+) -> int:
+    return sum(
+        1
+        for s_start, s_end in sentence_spans(text)
+        for token, _, _ in tokenize(text[s_start:s_end])
+        if token not in PUNCTUATION
+    )
 
 
 def _sentences_from(text: str, sentence_spans: Callable[[str], list[tuple[int, int]]]) -> list[RawUnit]:
@@ -96,6 +109,24 @@ def _make_split(
         return [_strip_unit(text, 0)]
 
     return split
+
+
+def _make_count(
+    sentence_spans: Callable[[str], list[tuple[int, int]]],
+    tokenize: Callable[[str], list[tuple[str, int, int]]],
+) -> Callable[[str, Level], int]:
+    def count(text: str, level: Level) -> int:
+        if level is Level.WORD:
+            return _count_words(text, sentence_spans, tokenize)
+        if level is Level.SENTENCE:
+            return len(sentence_spans(text))
+        if level is Level.CHAR:
+            return len(text)
+        if level is Level.PARAGRAPH:
+            return text.count("\n\n") + 1
+        return 1
+
+    return count
 
 
 def normalize(value: str, case_sensitive: bool = False) -> str:
@@ -132,4 +163,5 @@ PROFILE = Profile(
     ),
     split=split,
     normalize=normalize,
+    count=_make_count(punkt_spans, treebank_tokens),
 )

@@ -28,12 +28,15 @@ class Profile:
         description: one paragraph for humans (shown by ``corral profiles`` and in signatures).
         split: ``split(text, level)`` returns the units of ``text`` at ``level``; it never raises.
         normalize: ``normalize(value, case_sensitive)`` returns the form used when comparing strings.
+        count: optional ``count(text, level)``, equal to ``len(split(text, level))`` but cheaper (no offsets);
+            checks that only count units use it.
     """
 
     name: str
     description: str
     split: Callable[[str, Level], list[RawUnit]]
     normalize: Callable[[str, bool], str]
+    count: Callable[[str, Level], int] | None = None
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"
@@ -48,7 +51,16 @@ def register_profile(profile: Profile) -> Profile:
 
 
 def get_profile(name: str | Profile) -> Profile:
-    """The profile called ``name`` (a Profile passes through); unknown names list the registered ones."""
+    """The profile called ``name`` (a Profile passes through); unknown names list the registered ones.
+
+    Found profiles are remembered: a registry lookup scans entry points, far too slow for once per check.
+    """
     if isinstance(name, Profile):
         return name
-    return lookup(profiles, name, "segmentation profile")
+    found = _FOUND.get(name)
+    if found is None:
+        found = _FOUND[name] = lookup(profiles, name, "segmentation profile")
+    return found
+
+
+_FOUND: dict[str, Profile] = {}
