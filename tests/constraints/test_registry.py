@@ -54,7 +54,8 @@ def test_new_kind_works_everywhere(capitalized_kind):
     c = parse("sentence: capitalized(text) and count(text, word) == 3")
     assert str(c) == "sentence: capitalized(text) and count(text, word) == 3"
     assert from_json(c.to_json()) == c
-    assert render(c) == "Please generate a sentence where every word of the sentence is capitalised, with exactly 3 words."
+    assert render(c) == ("Please generate a sentence where every word of the sentence is capitalised, "
+                         "with exactly 3 words.")
     assert c.check("Big Red Dog").passed
     v = c.check("Big red dog")
     assert not v.passed

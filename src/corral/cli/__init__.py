@@ -63,8 +63,8 @@ def _load_spec(spec: str, profile: str | None) -> Constraint:
 def check(
     spec: Annotated[str | None, typer.Argument(help="Constraint in the textual form (or JSON).")] = None,
     text: Annotated[str | None, typer.Argument(help="Text to check; '-' reads standard input.")] = None,
-    batch: Annotated[Path | None, typer.Option(help="JSONL file: one {constraint, text} (or COLLIE row) per line.")] = None,
-    output: Annotated[Path | None, typer.Option("--out", help="Where --batch writes verdicts (default: stdout).")] = None,
+    batch: Annotated[Path | None, typer.Option(help="JSONL: one {constraint, text} or COLLIE row per line.")] = None,
+    output: Annotated[Path | None, typer.Option("--out", help="Where --batch writes verdicts (else stdout).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     profile: Annotated[str | None, typer.Option(help="Override the constraint's segmentation profile.")] = None,
     workers: Annotated[int | None, typer.Option(help="Processes for --batch (default: all cores).")] = None,

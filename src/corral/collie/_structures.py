@@ -162,5 +162,6 @@ def constraint_for(code: str, targets: Any) -> Constraint:
     try:
         values = found.from_targets(targets)
     except (IndexError, TypeError, KeyError) as exc:
-        raise ValueError(f"targets {targets!r:.80} do not fit {code} ({found.name}: {', '.join(found.params)})") from exc
+        params = ", ".join(found.params)
+        raise ValueError(f"targets {targets!r:.80} do not fit {code} ({found.name}: {params})") from exc
     return found(**values)

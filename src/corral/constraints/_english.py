@@ -11,10 +11,7 @@ from ._nodes import Pos, Quantifier, Rel, Selector, TextRef, UnitRef
 
 def ordinal(n: int) -> str:
     """1 → '1st', 22 → '22nd', 13 → '13th'."""
-    if 10 <= n % 100 <= 20:
-        suffix = "th"
-    else:
-        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
