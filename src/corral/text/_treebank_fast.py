@@ -1,92 +1,156 @@
 """nltk's improved Treebank word tokenizer, reimplemented for speed with exactly the same tokens, plus offsets.
 
 The COLLIE-v1 reference counts words with ``nltk.word_tokenize``, i.e. ``NLTKWordTokenizer().tokenize`` on
-each Punkt sentence.  nltk runs some thirty regular-expression substitutions (through the slower ``regex``
-engine, each under a timeout) over every sentence, and its tokens carry no offsets.  :func:`treebank_tokens`
-returns the same tokens, each with its ``(start, end)`` in the sentence, typically 30-50 times faster.
+each Punkt sentence.  nltk runs some thirty regular-expression substitutions over every sentence (through
+the ``regex`` engine, each under a timeout), and its tokens carry no offsets.  :func:`treebank_tokens`
+returns the same tokens, each with its ``(start, end)`` in the sentence, some twenty times faster.
 
-Why a single scan is exact.  Inside the *fast-path domain* (below) nltk's substitutions only ever insert
-spaces and turn ``"`` into ````` or ``''``; so its tokens are the sentence's non-space characters cut at a
-set of points, and each cut can be decided from the original sentence:
+Why one scan is exact.  Inside the *fast-path domain* (below) nltk's substitutions only ever insert spaces
+and turn ``"`` into ````` or ``''``, so its tokens are the sentence's non-space characters cut at a set of
+points, and every cut can be decided on the original sentence:
 
-* always a token on their own: ``? ! ; @ # $ % & * ( ) [ ] { } < >``, the quotes ``" « » “ ” ‘ ’ „``, the
-  dashes U+2012-U+2015, runs of two or more periods, ``--`` (hyphen runs pair up from the left, an odd
-  hyphen left over stays on the following text), ``:`` and ``,`` unless a digit follows;
-* the sentence-final period: the last ``.``, when only closing brackets/quotes and spaces follow it (then
-  any whitespace), and it is not part of a run.  A ``"`` among those closers that follows a space has
-  already become ````` in nltk, which stops the rule, and so it does here;
-* after a ``'`` that follows no word character and precedes one, unless a clitic (re, ve, ll, m, t, s, d,
-  n) starts there;
-* what remains are *pieces*; a piece's clitics are split off at its end as nltk's last passes do:
-  ``'s 'm 'd`` or a bare ``'`` (``'S`` etc. too), then ``'ll 're 've n't`` (lower or upper case).  A bare
-  ``'`` followed by a space, or by a character nltk pads before its ``([^'])' `` rule runs, is split first,
-  so the piece before it gets the ``'s``-rule as well (``x's' y`` -> ``x 's ' y``, but ``x's'`` at the end
-  -> ``x's '``);
-* ``cannot gimme gonna gotta lemme wanna d'ye more'n`` are then split inside their token (and a ``'tis`` /
-  ``'twas`` this exposes), exactly as nltk's MacIntyre rules do;
+* always a token of their own: ``? ! ; @ # $ % & * ( ) [ ] { } < >``, the quotes ``" « » “ ” ‘ ’ „``, the
+  dashes U+2012-U+2015, runs of two or more periods, ``--`` (a run of hyphens pairs up from the left; an
+  odd one left over stays on the text after it), and ``:`` or ``,`` unless a digit follows;
+* the sentence-final period: the last ``.``, not in a run, when only closing brackets and quotes and spaces
+  follow it (then any whitespace).  A ``"`` among those that follows a space has become ````` by the time
+  nltk looks, which stops the rule, so it stops it here too;
+* after a ``'`` that follows no word character and precedes one, unless a clitic (re ve ll m t s d n,
+  any case) starts there;
+* what remains are *pieces*, whose clitics come off their end as in nltk's last passes: ``'s 'm 'd`` (or
+  upper case) or a bare ``'``, then ``'ll 're 've n't`` (all lower or all upper case).  A bare ``'`` that
+  nltk's earlier ``([^'])' `` rule already splits off (a space, or a character nltk pads before that rule,
+  follows it) leaves the rest of the piece to the ``'s`` rule as well: ``x's' y`` gives ``x 's ' y``, but
+  ``x's'`` at the end gives ``x's '``;
+* ``cannot gimme gonna gotta lemme wanna d'ye more'n`` are split inside their token (with any ``'tis`` or
+  ``'twas`` that exposes) by nltk's own MacIntyre patterns, applied to that token;
 * a ``"`` is ````` at the start of the sentence or after a space, ``( [ { <`` or ``« “ ‘ „``, else ``''``.
 
-One precompiled pattern cuts the sentence into its tokens in C (``re.split``); offsets come from
-``itertools.accumulate`` over the pieces' lengths, so only the rare ``"``, ``'`` and contraction cases
-touch Python code per token.
+How it runs.  One precompiled pattern (``re``, three tokens a match; an ASCII-only variant for ASCII
+sentences) cuts the sentence into gaps and tokens in C with ``re.split``; the offsets are the running sum of
+the parts' lengths (``itertools.accumulate``); only the rarer ``"``, ``'`` and contraction cases run Python
+code, on their own tokens.
 
-The domain.  Sentences made of ASCII (less the backtick and ``\\x1c``-``\\x1f``, which Python's and
-``regex``'s ``\\s`` disagree on), whitespace, the quotes and dashes above and a list of non-ASCII letters
-and symbols on which ``re`` and ``regex`` agree about ``\\w``, ``\\s``, ``\\d`` and case-insensitive matches
-against ASCII (``_NON_ASCII``; checked character by character in the tests), and containing none of
-````` ``''``, ``""`` and two adjacent ``:``/``,`` (where nltk's non-overlapping matches interact).  Anything
-the pattern does not cover is left between tokens, so a non-space character there sends the sentence to
-nltk itself (``NLTKWordTokenizer().tokenize``) with its offsets aligned afterwards.  On COLLIE's
-generations this fallback takes well under one sentence in a hundred.
+The domain: ASCII less the backtick and \\x1c-\\x1f (on which Python's and ``regex``'s ``\\s`` disagree),
+the whitespace all engines agree on, the quotes and dashes above, and a table of non-ASCII letters and
+symbols on which ``re`` and ``regex`` agree about ``\\w``, ``\\s``, ``\\d`` and case-insensitive matching
+(``_NON_ASCII``); and no ``''``, ``""`` or two adjacent ``:``/``,`` (where nltk's non-overlapping matches
+interact).  The pattern matches nothing else, so a sentence outside the domain shows itself by leaving
+something other than whitespace between the tokens; it goes to nltk itself (``NLTKWordTokenizer().tokenize``),
+and its offsets are found afterwards.  On COLLIE's generations that is two sentences in 12,267.
 
 ``tests/text/test_treebank_fast.py`` checks tokens and offsets against nltk on the COLLIE data and on
-generated adversarial text.
+generated adversarial text, and the character tables against both regular-expression engines.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Callable
 from itertools import accumulate
+from operator import itemgetter
 
 __all__ = ["REFERENCE", "treebank_tokens"]
 
 REFERENCE = "nltk.tokenize.NLTKWordTokenizer().tokenize, nltk 3.10.4"
 
+Token = tuple[str, int, int]
+_start = itemgetter(1)
+
 # Non-ASCII characters that nltk treats as plain text (no rule names them) and on which the ``re`` and
 # ``regex`` engines agree: letters that are ``\w`` in both, symbols that are ``\w`` in neither; no digits,
 # no whitespace, no marks or format characters, nothing that matches an ASCII letter case-insensitively.
 _NON_ASCII = (
+    "\u0080-\u0084\u0086-\u009f"
     "\u00a1-\u00aa\u00ac\u00ae-\u00b1\u00b4-\u00b8\u00ba\u00bf-\u00de\u00e0-\u012f\u0132-\u0148"
     "\u014a-\u017e\u0180-\u01ef\u01f1-\u024f"
     "\u0370-\u0377\u037a-\u037f\u0384-\u038a\u038c\u038e-\u03a1\u03a3-\u0482\u048a-\u04ff"
+    "\u0531-\u0556\u0559-\u058a\u05d0-\u05ea\u0620-\u064a\u10d0-\u10fa"
     "\u1e00-\u1e95\u1e9b-\u1e9d\u1e9f-\u1eff"
     "\u2010\u2011\u2016\u2017\u201a\u201b\u201f-\u2027\u2030-\u203e\u2041-\u2053\u2055-\u205e"
     "\u20a0-\u20c0\u2190-\u23ff\u2500-\u2775\u2794-\u27bf"
     "\u3001-\u3029\u3030-\u303f\u3041-\u3096\u309b-\u30ff\u4e00-\u9fff\uac00-\ud7a3"
     "\U0001f300-\U0001f6d7\U0001f900-\U0001f9ff"
 )
-# Characters that are plain text in a piece: ASCII less whitespace, the backtick, \x1c-\x1f and everything
-# some rule treats specially (handled by the alternatives below).
-_PLAIN = r"[\x00-\x08\x0e-\x1b+/0-9=A-Z\\^_a-z|~\x7f" + _NON_ASCII + "]"
-# What may follow the sentence-final period: nltk's closers and spaces, then whitespace to the end.  A ``"``
-# after a space is already ````` when nltk looks, so it is no closer.
-_FINAL = r"""(?:[\])}>'»”’ ]|(?<! )")*+\s*\Z"""
-# A ``'`` after which nltk inserts a space (its starting-quote rule).
-_OPENING_APOS = r"(?<!\w)'(?=\w)(?!(?i:re|ve|ll|m|t|s|d|n)\b)"
-_PIECE = (
-    rf"(?:{_PLAIN}+|-(?!-)|\.(?!\.|{_FINAL})|[:,](?=[0-9])|(?!{_OPENING_APOS})'(?!'))+(?:{_OPENING_APOS})?"
-    rf"|{_OPENING_APOS}"
+# The domain's whitespace: what Python's ``str``, ``re`` and ``regex`` all call whitespace (which leaves out
+# \x1c-\x1f: ``regex``'s ``\s`` does not match them, nltk's final ``str.split`` splits on them).
+_SPACES = (
+    " \t\n\x0b\x0c\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
 )
-_TOKEN = (
-    rf"{_PIECE}"
-    r"|[?!;@#$%&*()\[\]{}<>«»“”‘’„\u2012-\u2015]"
-    r'|"(?!")'
-    r"|\.{2,}|--|[:,](?![0-9:,])"
-    rf"|\.(?={_FINAL})"
+# The characters nltk pads (the ASCII ones, ``"`` and ``'`` aside, and the quotes and dashes).
+_PADDED = r"?!;@#$%&*()\[\]{}<>«»“”‘’„\u2012-\u2015"
+
+# The domain, by definition: a sentence is outside it when it has a character outside it, or ``''``,
+# ``""`` or two adjacent ``:``/``,``.  (treebank_tokens does not run this: its token pattern leaves exactly
+# those characters between tokens, which it checks instead; the tests check that the two agree.)
+_outside = re.compile(
+    r"[^\x00-\x08\x0e-\x1b\x20\x21\x23-\x26\x28-\x2b\x2d-\x39\x3b-\x5f\x61-\x7f"
+    + _NON_ASCII
+    + _SPACES
+    + _PADDED
+    + r"""](?:(?<!['":,])|(?<=')'|(?<=")"|(?<=[:,])[:,])"""
+).search
+
+_CLITIC_AHEAD = r"(?i:re|ve|ll|m|t|s|d|n)\b"
+# A ``'`` after which nltk inserts a space (its starting-quote rule), and one that stays inside its piece.
+# Both are written for the position just after the ``'``.
+_OPENING_APOS = rf"(?<!\w')(?=\w)(?!{_CLITIC_AHEAD})"
+_INNER_APOS = rf"(?!')(?:(?<=\w')|(?!\w)|(?={_CLITIC_AHEAD}))"
+
+
+def _token_pattern(plain: str, padded: str, closers: str, nonspace: str) -> str:
+    """The pattern for one token, from the character classes of the sentences it is for.
+
+    ``plain``: what is plain text in a piece; ``padded``: the characters nltk pads, ``"`` and ``'`` aside;
+    ``closers``: what may follow the sentence-final period (then whitespace to the end; a ``"`` after a
+    space is already ````` when nltk looks, so it is no closer); ``nonspace``: a token's first character.
+    """
+    final = rf"""(?:[{closers} ]|(?<! )")*+\s*\Z"""
+    # The rest of a piece: plain runs joined by inner hyphens, periods, digit-led commas/colons and
+    # quotes; an opening quote ends it.
+    tail = (
+        rf"{plain}*+(?:[-.:,'](?:(?<=-)(?!-)|(?<=\.)(?!\.|{final})|(?<=[:,])(?=[0-9])|(?<='){_INNER_APOS})"
+        rf"{plain}*+|'{_OPENING_APOS})*+"
+    )
+    # Pieces opening with plain text come first; every other token is its first character, then what that
+    # character makes of it (the alternatives exclude each other, so their order only matters for speed).
+    return (
+        rf"{plain}{tail}"
+        rf"|{nonspace}(?:"
+        r"(?<=[:,])(?![0-9:,])"  # a padded comma or colon
+        rf"|(?<=\.)(?={final})"  # the sentence-final period
+        rf"|(?<=[{padded}])"  # the other padded characters
+        rf"|(?<=-)(?!-){tail}"  # pieces opening with something else
+        rf"|(?<=\.)(?!\.|{final}){tail}"
+        rf"|(?<=[:,])(?=[0-9]){tail}"
+        rf"|(?<='){_INNER_APOS}{tail}"
+        rf"|(?<='){_OPENING_APOS}"
+        r'|(?<=")(?!")'  # a double quote (converted afterwards)
+        r"|(?<=\.)\.+"  # two or more periods
+        r"|(?<=-)-"  # a double dash
+        r")"
+    )
+
+
+def _splitter(token: str) -> Callable[[str], list[str]]:
+    """``re.split`` on tokens, which returns the gaps and tokens alternately (gap, token, gap, ..., gap).
+
+    Each match takes up to three tokens (and the gaps between them), which saves ``re``'s per-match work;
+    the tokens a sentence's last match has no use for come out empty, at the end.
+    """
+    return re.compile(f"({token})" + f"(\\s*)({token}|)" * 2).split
+
+
+# Plain text in a piece: ASCII less whitespace, the backtick, \x1c-\x1f and everything some rule treats
+# specially (handled by the pattern's alternatives), and the table's non-ASCII characters.
+_PLAIN_ASCII = r"\x00-\x08\x0e-\x1b+/0-9=A-Z\\^_a-z|~\x7f"
+_split = _splitter(_token_pattern(f"[{_PLAIN_ASCII}{_NON_ASCII}]", _PADDED, r"\])}>'»”’", r"[^\s\x1c-\x1f]"))
+# The same for ASCII sentences, with ASCII classes (which ``re`` tests faster).
+_split_ascii = _splitter(
+    _token_pattern(f"[{_PLAIN_ASCII}]", r"?!;@#$%&*()\[\]{}<>", r"\])}>'", r"[^\t\n\x0b\x0c\r \x1c-\x1f]")
 )
-_split = re.compile(f"({_TOKEN})").split
-# Between tokens only whitespace on which Python and ``regex`` agree.
-_gaps_ok = re.compile(r"[^\S\x1c-\x1f]*").fullmatch
 
 # ``"`` becomes ````` after these (or at the very start), else ``''``.
 _OPENS_QUOTE = frozenset(" ([{<«“‘„")
@@ -112,74 +176,84 @@ _CONTRACTIONS = tuple(
         r"(?i) ('t)(was)\b",
     )
 )
-_has_contraction = re.compile(r"cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna").search
-
-
-Token = tuple[str, int, int]
+# Does a lower-cased text hold one of them?  (Each alternative opens with its rarest letter.)
+_has_contraction = re.compile(r"cannot|gimme|gonna|gotta|mme(?<=lemme)|wanna|'ye(?<=d'ye)|'n(?<=more'n)").search
 
 
 def treebank_tokens(sentence: str) -> list[tuple[str, int, int]]:
     """(token, start, end) for each token of NLTKWordTokenizer().tokenize(sentence), in order."""
-    parts = _split(sentence)
-    if not _gaps_ok("".join(parts[0::2])):
+    parts = (_split_ascii if sentence.isascii() else _split)(sentence)
+    # Outside the domain, something that is no whitespace is left between the tokens.
+    if "".join(parts[0::2]).strip(_SPACES):
         return _fallback(sentence)
-    ends = list(accumulate(map(len, parts)))
-    tokens = list(zip(parts[1::2], ends[0:-1:2], ends[1::2]))
-    if "'" in sentence:
-        tokens = _split_clitics(sentence, tokens)
+    # parts alternate gap, token, gap, ..., gap; the running length gives each token's start and end (and
+    # one more value, for the last gap, which zip leaves unread).
+    offsets = accumulate(map(len, parts))
+    tokens = list(zip(parts[1::2], offsets, offsets, strict=False))
+    while tokens and not tokens[-1][0]:  # unused token places of the last match
+        del tokens[-1]
+    # The rare cases, each found in C and fixed in place: quotes first (one token for one), then clitics
+    # from the right (one token for several), then contractions.
     if '"' in sentence:
-        tokens = _convert_quotes(sentence, tokens)
-    if _has_contraction(sentence.lower()):
+        k = 0
+        for _ in range(parts.count('"')):
+            k = parts.index('"', k + 1)  # tokens sit at the odd places of parts
+            at = tokens[k >> 1][1]
+            quote = "``" if at == 0 or sentence[at - 1] in _OPENS_QUOTE else "''"
+            tokens[k >> 1] = (quote, at, at + 1)
+    if "'" in sentence:
+        at = sentence.rfind("'")
+        while at >= 0:
+            i = bisect_right(tokens, at, key=_start) - 1  # the token holding this quote
+            token = tokens[i]
+            if len(token[0]) > 1:
+                split = _split_clitics(sentence, token)
+                if split is not None:
+                    tokens[i : i + 1] = split
+            at = sentence.rfind("'", 0, token[1])
+    # A MacIntyre contraction is rare: a quick test on telling letters before the exact one.
+    lower = sentence.lower()
+    if (
+        "nnot" in lower
+        or "gimm" in lower
+        or "onna" in lower
+        or "otta" in lower
+        or "emme" in lower
+        or "anna" in lower
+        or "'" in lower
+    ) and _has_contraction(lower):
         tokens = _split_contractions(tokens)
     return tokens
 
 
-def _convert_quotes(sentence: str, tokens: list[Token]) -> list[Token]:
-    out = []
-    for tok in tokens:
-        if tok[0] == '"':
-            start = tok[1]
-            tok = ("``" if start == 0 or sentence[start - 1] in _OPENS_QUOTE else "''", start, tok[2])
-        out.append(tok)
+def _split_clitics(sentence: str, token: Token) -> list[Token] | None:
+    """nltk's clitic rules on one piece: ``'s 'm 'd`` or a bare ``'``, then ``'ll 're 've n't``.
+
+    None when nothing comes off.  In the domain no ``'`` follows another, so the character before a clitic
+    is never a ``'``, except possibly before ``n't``.
+    """
+    text, start, end = token
+    out: list[Token] = []  # from the right
+    cut = len(text)
+    if text[-1] == "'":
+        # A bare final quote.  When nltk's ``([^'])' `` rule splits it off first (a space follows it by
+        # then), the ``'s`` rule applies to what precedes it as well; otherwise only the quote goes.
+        cut -= 1
+        out.append(("'", end - 1, end))
+        clitic_1 = sentence[end : end + 1] in _SPACED_BEFORE_P9
+    else:
+        clitic_1 = True
+    if clitic_1 and cut >= 3 and text[cut - 2] == "'" and text[cut - 1] in _CLITIC_1:
+        out.append((text[cut - 2 : cut], start + cut - 2, start + cut))
+        cut -= 2
+    if cut >= 4 and text[cut - 3 : cut] in _CLITIC_2 and text[cut - 4] != "'":
+        out.append((text[cut - 3 : cut], start + cut - 3, start + cut))
+        cut -= 3
+    if not out:
+        return None
+    out.append((text[:cut], start, start + cut))
+    out.reverse()
     return out
-
-
-def _split_clitics(sentence: str, tokens: list[Token]) -> list[Token]:
-    out: list[Token] = []
-    for tok in tokens:
-        text = tok[0]
-        if "'" not in text or len(text) < 2:
-            out.append(tok)
-            continue
-        start, end = tok[1], tok[2]
-        tail: list[Token] = []
-        if text[-1] == "'":
-            # A bare final quote (the one before it is never a quote in the domain).
-            tail.append(("'", end - 1, end))
-            text = text[:-1]
-            end -= 1
-            if sentence[end + 1 : end + 2] in _SPACED_BEFORE_P9:
-                text, end = _split_clitic_1(text, start, end, tail)
-        else:
-            text, end = _split_clitic_1(text, start, end, tail)
-        if len(text) >= 4 and text[-3:] in _CLITIC_2 and text[-4] != "'":
-            tail.append((text[-3:], end - 3, end))
-            text = text[:-3]
-            end -= 3
-        out.append((text, start, end))
-        out.extend(reversed(tail))
-    return out
-
-
-def _split_clitic_1(text: str, start: int, end: int, tail: list[Token]) -> tuple[str, int]:
-    """nltk's ``'s 'm 'd`` rule on a piece (the bare-quote case is handled by the caller)."""
-    if len(text) >= 3 and text[-2] == "'" and text[-1] in _CLITIC_1 and text[-3] != "'":
-        tail.append((text[-2:], end - 2, end))
-        return text[:-2], end - 2
-    if len(text) >= 2 and text[-1] == "'" and text[-2] != "'":
-        tail.append(("'", end - 1, end))
-        return text[:-1], end - 1
-    return text, end
 
 
 def _split_contractions(tokens: list[Token]) -> list[Token]:
@@ -203,16 +277,26 @@ _nltk_tokenize = None
 
 
 def _fallback(sentence: str) -> list[Token]:
-    """nltk's own tokens, with each one's offsets found in the sentence."""
+    """nltk's own tokens, with each one's offsets found in the sentence.
+
+    Should nltk fail (its patterns run under a timeout, so a huge input can make it raise), the sentence's
+    whitespace-separated words stand in, so that :func:`treebank_tokens` never raises.
+    """
     global _nltk_tokenize
     if _nltk_tokenize is None:
         from nltk.tokenize import NLTKWordTokenizer
 
         _nltk_tokenize = NLTKWordTokenizer().tokenize
-    return _align(sentence, _nltk_tokenize(sentence))
+    try:
+        words = _nltk_tokenize(sentence)
+    except Exception:
+        words = sentence.split()
+    return _align(sentence, words)
 
 
 def _align(sentence: str, words: list[str]) -> list[Token]:
+    """Offsets for nltk's tokens: each is the next text after whitespace, or a ``"``/``''`` that nltk
+    turned into ````` or ``''``; anything else (never seen) is searched for, or gets an empty span."""
     out: list[Token] = []
     pos = 0
     n = len(sentence)
