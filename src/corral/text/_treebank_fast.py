@@ -155,7 +155,7 @@ _split_ascii = _splitter(
 # ``"`` becomes ````` after these (or at the very start), else ``''``.
 _OPENS_QUOTE = frozenset(" ([{<«“‘„")
 # A ``'`` followed by one of these has a space after it when nltk's ``([^'])' `` rule runs.
-_SPACED_BEFORE_P9 = frozenset(" .:,?!;@#$%&«“‘„\u2012\u2013\u2014\u2015")
+_SPACED_EARLY = frozenset(" .:,?!;@#$%&«“‘„\u2012\u2013\u2014\u2015")
 _CLITIC_1 = frozenset("sSmMdD")
 _CLITIC_2 = frozenset(("'ll", "'LL", "'re", "'RE", "'ve", "'VE", "n't", "N'T"))
 
@@ -240,7 +240,7 @@ def _split_clitics(sentence: str, token: Token) -> list[Token] | None:
         # then), the ``'s`` rule applies to what precedes it as well; otherwise only the quote goes.
         cut -= 1
         out.append(("'", end - 1, end))
-        clitic_1 = sentence[end : end + 1] in _SPACED_BEFORE_P9
+        clitic_1 = sentence[end : end + 1] in _SPACED_EARLY
     else:
         clitic_1 = True
     if clitic_1 and cut >= 3 and text[cut - 2] == "'" and text[cut - 1] in _CLITIC_1:
