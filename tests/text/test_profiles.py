@@ -11,7 +11,7 @@ from corral.text import Level, Unit, get_profile, segment
 def test_builtin_profiles_are_registered():
     assert get_profile("default").name == "default"
     assert get_profile("collie-v1").name == "collie-v1"
-    with pytest.raises(RegistryError, match="unknown segmentation profile 'nope'; available: .*collie-v1.*default"):
+    with pytest.raises(RegistryError, match=r"unknown segmentation profile 'nope'; available: .*collie-v1.*default"):
         get_profile("nope")
 
 
