@@ -173,7 +173,7 @@ def test_collie_data(name: str, field: str) -> None:
 def test_fallback_is_rare_on_collie_generations() -> None:
     sentences = _sentences("generations_dev.jsonl", "text")
     outside = [s for s in sentences if not in_fast_path(s)]
-    assert len(outside) <= 0.005 * len(sentences), outside[:20]
+    assert len(outside) <= 0.001 * len(sentences), outside[:20]  # 2 of 12,267 with nltk 3.10.4
 
 
 def test_fast_path_does_not_call_nltk(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,6 +183,24 @@ def test_fast_path_does_not_call_nltk(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_treebank_fast, "_fallback", refuse)
     sentence = "“It’s 10:30,” said Mr. O'Brien -- they'd gone (again) to the U.S. for $5... cannot wait!"
     assert treebank_tokens(sentence)[:4] == [("“", 0, 1), ("It", 1, 3), ("’", 3, 4), ("s", 4, 5)]
+
+
+def test_never_raises_even_when_nltk_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    def give_up(sentence: str) -> list[str]:
+        raise TimeoutError("nltk gave up")
+
+    monkeypatch.setattr(_treebank_fast, "_nltk_tokenize", give_up)
+    assert treebank_tokens("a``b  c") == [("a``b", 0, 4), ("c", 6, 7)]  # outside the domain: best effort
+    assert treebank_tokens("a b.") == [("a", 0, 1), ("b", 2, 3), (".", 3, 4)]  # inside: exact as ever
+
+
+def test_alignment_of_unexpected_words() -> None:
+    assert _treebank_fast._align(" ab  cd", ["ab", "``", "zz", "cd"]) == [
+        ("ab", 1, 3),
+        ("``", 5, 5),
+        ("zz", 5, 5),
+        ("cd", 5, 7),
+    ]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -244,7 +262,7 @@ _FRAGMENTS = [
     # a little non-ASCII
     *_words("é naïve ß İ ı Ω € 🐾 \u0301"),
 ]
-_SPACES = [" ", " ", " ", " ", "  ", "\t", "\n", "\xa0", "\r\n"]
+_WHITESPACE = [" ", " ", " ", " ", "  ", "\t", "\n", "\xa0", "\r\n"]
 _ENDINGS = ["", "", ".", ".'", '."', ".)", ". ", '." ', ".\n", "?", ",", ":", "'", "...", ".”"]
 
 _structured = st.builds(
@@ -252,7 +270,7 @@ _structured = st.builds(
     st.lists(
         st.one_of(
             st.sampled_from(_FRAGMENTS),
-            st.sampled_from(_SPACES),
+            st.sampled_from(_WHITESPACE),
             st.text(alphabet="abcdeilmnorstvwyNST059", min_size=1, max_size=6),
         ),
         max_size=24,

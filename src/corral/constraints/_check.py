@@ -100,8 +100,12 @@ class Context:
         key = (level, parent, case_sensitive)
         found = self._normalized.get(key)
         if found is None:
-            normalize = self.seg.profile.normalize
-            found = [normalize(value, case_sensitive) for value, _, _ in self.seg.units(level, parent)]
+            profile = self.seg.profile
+            values = [value for value, _, _ in self.seg.units(level, parent)]
+            if profile.normalize_all is not None:
+                found = profile.normalize_all(values, case_sensitive)
+            else:
+                found = [profile.normalize(value, case_sensitive) for value in values]
             self._normalized[key] = found
         return found
 

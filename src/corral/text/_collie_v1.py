@@ -46,38 +46,27 @@ def _chars(text: str) -> list[RawUnit]:
     return [(c, i, i + 1) if not (c.isspace() or c == ".") else ("", i, i) for i, c in enumerate(text)]
 
 
+def _dotted(token: str, start: int, end: int) -> RawUnit:
+    """A token with leading or trailing dots, stripped of them (offsets clipped: quotes may be rewritten)."""
+    value = token.strip(".")
+    a = min(start + len(token) - len(token.lstrip(".")), end)
+    return (value, a, min(a + len(value), end))
+
+
 def _words_from(
     text: str,
     sentence_spans: Callable[[str], list[tuple[int, int]]],
     tokenize: Callable[[str], list[tuple[str, int, int]]],
 ) -> list[RawUnit]:
     units: list[RawUnit] = []
-    append = units.append
-    for s_start, s_end in sentence_spans(text):
-        for token, start, end in tokenize(text[s_start:s_end]):
-            if token in PUNCTUATION:
-                continue
-            # tokens hold no whitespace (the tokenizer splits on it), so only dots can need stripping
-            if token[0] == "." or token[-1] == ".":
-                value = token.strip(".")
-                a = min(s_start + start + len(token) - len(token.lstrip(".")), s_start + end)
-                append((value, a, min(a + len(value), s_start + end)))
-            else:
-                append((token, s_start + start, s_start + end))
+    for s, e in sentence_spans(text):
+        # tokens hold no whitespace (the tokenizer splits on it), so only dots can need stripping
+        units += [
+            (t, s + a, s + b) if t[0] != "." and t[-1] != "." else _dotted(t, s + a, s + b)
+            for t, a, b in tokenize(text[s:e])
+            if t not in PUNCTUATION
+        ]
     return units
-
-
-def _count_words(
-    text: str,
-    sentence_spans: Callable[[str], list[tuple[int, int]]],
-    tokenize: Callable[[str], list[tuple[str, int, int]]],
-) -> int:
-    return sum(
-        1
-        for s_start, s_end in sentence_spans(text)
-        for token, _, _ in tokenize(text[s_start:s_end])
-        if token not in PUNCTUATION
-    )
 
 
 def _sentences_from(text: str, sentence_spans: Callable[[str], list[tuple[int, int]]]) -> list[RawUnit]:
@@ -111,22 +100,11 @@ def _make_split(
     return split
 
 
-def _make_count(
-    sentence_spans: Callable[[str], list[tuple[int, int]]],
-    tokenize: Callable[[str], list[tuple[str, int, int]]],
-) -> Callable[[str, Level], int]:
-    def count(text: str, level: Level) -> int:
-        if level is Level.WORD:
-            return _count_words(text, sentence_spans, tokenize)
-        if level is Level.SENTENCE:
-            return len(sentence_spans(text))
-        if level is Level.CHAR:
-            return len(text)
-        if level is Level.PARAGRAPH:
-            return text.count("\n\n") + 1
-        return 1
-
-    return count
+def normalize_all(values: list[str], case_sensitive: bool = False) -> list[str]:
+    """``normalize`` over many values at once (the checker's hot path for word lists)."""
+    if case_sensitive:
+        return [v.strip(_STRIP_FOR_MATCH) or v for v in values]
+    return [v.lower().strip(_STRIP_FOR_MATCH) or v for v in values]
 
 
 def normalize(value: str, case_sensitive: bool = False) -> str:
@@ -163,5 +141,5 @@ PROFILE = Profile(
     ),
     split=split,
     normalize=normalize,
-    count=_make_count(punkt_spans, treebank_tokens),
+    normalize_all=normalize_all,
 )

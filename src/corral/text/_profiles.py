@@ -28,15 +28,14 @@ class Profile:
         description: one paragraph for humans (shown by ``corral profiles`` and in signatures).
         split: ``split(text, level)`` returns the units of ``text`` at ``level``; it never raises.
         normalize: ``normalize(value, case_sensitive)`` returns the form used when comparing strings.
-        count: optional ``count(text, level)``, equal to ``len(split(text, level))`` but cheaper (no offsets);
-            checks that only count units use it.
+        normalize_all: optional ``normalize`` over a list of values, for speed.
     """
 
     name: str
     description: str
     split: Callable[[str, Level], list[RawUnit]]
     normalize: Callable[[str, bool], str]
-    count: Callable[[str, Level], int] | None = None
+    normalize_all: Callable[[list[str], bool], list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ._profiles import Profile, RawUnit, get_profile
 from ._units import Level, Unit
 
@@ -22,7 +20,7 @@ class Segmentation:
         self.text = text
         self.profile = get_profile(profile)
         self.root: RawUnit = (text, 0, len(text))
-        self._cache: dict[tuple, Any] = {}
+        self._cache: dict[tuple, list[RawUnit]] = {}
 
     def units(self, level: Level, parent: RawUnit | None = None) -> list[RawUnit]:
         """The ``level`` units of ``parent`` (default: the whole text), as (value, start, end)."""
@@ -39,23 +37,10 @@ class Segmentation:
         return found
 
     def count(self, level: Level, parent: RawUnit | None = None) -> int:
-        """How many ``level`` units ``parent`` has, without building units when the profile can count."""
-        if parent is None:
-            parent = self.root
+        """How many ``level`` units ``parent`` has; chars are counted without building units."""
         if level is Level.CHAR:
-            return len(parent[0])
-        key = (level, parent)
-        found = self._cache.get(key)
-        if found is not None:
-            return len(found)
-        counter = self.profile.count
-        if counter is None:
-            return len(self.units(level, parent))
-        count_key = ("count", level, parent)
-        n = self._cache.get(count_key)
-        if n is None:
-            n = self._cache[count_key] = counter(parent[0], level)  # type: ignore[assignment]
-        return n  # type: ignore[return-value]
+            return len((parent or self.root)[0])
+        return len(self.units(level, parent))
 
 
 def segment(text: str, level: Level | str, profile: str | Profile = "default") -> list[Unit]:
