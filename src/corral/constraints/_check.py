@@ -7,13 +7,13 @@ failure inside a kind's evaluation becomes a failed part whose observation names
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from corral.text import Level, RawUnit, Segmentation
 
-from ._kinds import kind_of
+from ._kinds import _BY_NODE
 from ._nodes import (
     And,
     Constraint,
@@ -29,9 +29,10 @@ from ._nodes import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
     """The outcome of one constraint node on one text (or on one unit inside a for-each).
+
+    An immutable tuple (cheap to make: a check makes one per part).
 
     Attributes:
         constraint: the node.
@@ -67,15 +68,17 @@ class Result:
         return data
 
 
-@dataclass(slots=True)
 class Context:
     """What evaluation needs: the shared segmentation and the unit bound by the innermost for-each."""
 
-    seg: Segmentation
-    text_level: Level | None
-    unit: RawUnit | None = None
-    unit_level: Level | None = None
-    _normalized: dict = field(default_factory=dict)
+    __slots__ = ("_normalized", "seg", "text_level", "unit", "unit_level")
+
+    def __init__(self, seg: Segmentation, text_level: Level | None) -> None:
+        self.seg = seg
+        self.text_level = text_level
+        self.unit: RawUnit | None = None
+        self.unit_level: Level | None = None
+        self._normalized: dict[tuple, list[str]] = {}
 
     def resolve(self, selector: Selector) -> tuple[RawUnit | None, Level | None]:
         """The unit a selector picks (None when the index is out of range) and its level."""
@@ -86,7 +89,7 @@ class Context:
                 return self.seg.root, self.text_level
             return self.unit, self.unit_level
         assert isinstance(selector, Pos)
-        parent, _ = self.resolve(selector.of)
+        parent = self.seg.root if type(selector.of) is TextRef else self.resolve(selector.of)[0]
         if parent is None:
             return None, selector.level
         units = self.seg.units(selector.level, parent)
@@ -115,7 +118,7 @@ class Context:
 
 def evaluate(node: Expr, ctx: Context) -> Result:
     """Evaluate any node: compositions here, base constraints through their registered kind."""
-    kind = kind_of(node)
+    kind = _BY_NODE.get(type(node))
     if kind is not None:
         try:
             return kind.evaluate(node, ctx)
@@ -147,8 +150,7 @@ def _evaluate_for_each(node: ForEach, ctx: Context) -> Result:
         for i, unit in enumerate(units, start=1):
             ctx.unit = unit
             child = evaluate(node.body, ctx)
-            children.append(Result(child.constraint, child.passed, child.observed, child.expected,
-                                   child.spans or ((unit[1], unit[2]),), child.children, unit=i))
+            children.append(child._replace(spans=child.spans or ((unit[1], unit[2]),), unit=i))
     finally:
         ctx.unit, ctx.unit_level = saved
     satisfied = sum(child.passed for child in children)

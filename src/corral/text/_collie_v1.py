@@ -19,6 +19,7 @@ against nltk; ``reference_split`` keeps the nltk path for those tests.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable
 
@@ -28,6 +29,7 @@ from ._treebank_fast import treebank_tokens
 from ._units import Level
 
 PUNCTUATION = string.punctuation
+_SENTENCE_END = re.compile(r"[.?!]")
 _STRIP_FOR_MATCH = string.punctuation + " "
 
 
@@ -59,7 +61,11 @@ def _words_from(
     tokenize: Callable[[str], list[tuple[str, int, int]]],
 ) -> list[RawUnit]:
     units: list[RawUnit] = []
-    for s, e in sentence_spans(text):
+    if text and not text[0].isspace() and not text[-1].isspace() and not _SENTENCE_END.search(text):
+        spans: list[tuple[int, int]] = [(0, len(text))]  # what Punkt gives a text it has no candidate break in
+    else:
+        spans = sentence_spans(text)
+    for s, e in spans:
         # tokens hold no whitespace (the tokenizer splits on it), so only dots can need stripping
         units += [
             (t, s + a, s + b) if t[0] != "." and t[-1] != "." else _dotted(t, s + a, s + b)
