@@ -29,6 +29,11 @@ def test_check_reads_stdin_and_prints_json():
     assert data["passed"] is True and data["score"] == 1.0 and len(data["parts"]) == 2
 
 
+def test_stdin_with_invalid_utf8_is_checked_not_crashed():
+    result = runner.invoke(app, ["check", "count(text, word) == 2", "-"], input=b"caf\xe9 ok")
+    assert result.exit_code == 0, result.output
+
+
 def test_malformed_spec_is_one_line_error_with_column():
     result = runner.invoke(app, ["check", "count(text, wrd) == 3", "x"])
     assert result.exit_code == 2

@@ -76,7 +76,7 @@ def check(
         raise _fail("give SPEC and TEXT (TEXT may be '-' for standard input), or --batch FILE")
     constraint = _load_spec(spec, profile)
     if text == "-":
-        text = sys.stdin.read()
+        text = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     verdict = constraint.check(text)
     if as_json:
         print(json.dumps(verdict.to_json(), ensure_ascii=False))
