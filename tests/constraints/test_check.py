@@ -52,6 +52,15 @@ def test_parts_report_expected_observed_and_spans():
     assert v.feedback == "The 2nd word is 'dog'; it must be 'cat'."
 
 
+def test_for_each_reports_the_failing_units():
+    v = verdict("all(text, sentence, count(unit, word) <= 2)", "One two. Three four five. Six.")
+    (part,) = v.parts
+    assert (part.observed, part.expected) == (2, "all")
+    assert part.spans == ((9, 25),)
+    assert [child.unit for child in part.children] == [1, 2, 3]
+    assert [child.passed for child in part.children] == [True, False, True]
+
+
 def test_feedback_names_only_failed_parts_with_plurals():
     v = verdict("word: count(text, char, 'v') == 2 and count(text, char, 'i') == 3 and count(text, char) >= 1",
                 "vvviiii")

@@ -165,7 +165,8 @@ def _evaluate_for_each(node: ForEach, ctx: Context) -> Result:
         passed = satisfied <= node.k  # type: ignore[operator]
     else:
         passed = satisfied == node.k
-    return Result(node, passed, observed=satisfied, expected=_quantity(node), children=tuple(children))
+    failing = tuple((unit[1], unit[2]) for unit, child in zip(units, children, strict=True) if not child.passed)
+    return Result(node, passed, satisfied, _quantity(node), failing, tuple(children))
 
 
 def _quantity(node: ForEach) -> str:
