@@ -203,8 +203,9 @@ def _per_unit_failure(result: Result, ph: Phrasing) -> str:
     bad = [(i, n) for i, n in enumerate(counts, start=1) if not holds(n, node.value)]
     of = "" if isinstance(node.of, TextRef) else f" of {selection(node.of, ph)}"
     shown = [f"{per.noun} {i} has {_units_phrase(node, n)}" for i, n in bad[:6]]
-    more = f", and {len(bad) - 6} more do not" if len(bad) > 6 else ""
-    return f"Every {per.noun}{of} must {_count_requirement(node, True)}, but {join_and(shown)}{more}."
+    if len(bad) > 6:
+        shown.append(f"{len(bad) - 6} more {per.plural if len(bad) > 7 else per.noun} fail{'' if len(bad) > 7 else 's'}")
+    return f"Every {per.noun}{of} must {_count_requirement(node, True)}, but {join_and(shown)}."
 
 
 def _count_merge_key(node: Count) -> object:
