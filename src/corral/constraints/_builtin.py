@@ -204,7 +204,8 @@ def _per_unit_failure(result: Result, ph: Phrasing) -> str:
     of = "" if isinstance(node.of, TextRef) else f" of {selection(node.of, ph)}"
     shown = [f"{per.noun} {i} has {_units_phrase(node, n)}" for i, n in bad[:6]]
     if len(bad) > 6:
-        shown.append(f"{len(bad) - 6} more {per.plural if len(bad) > 7 else per.noun} fail{'' if len(bad) > 7 else 's'}")
+        more = len(bad) - 6
+        shown.append(f"{more} more {per.plural} fail" if more > 1 else f"1 more {per.noun} fails")
     return f"Every {per.noun}{of} must {_count_requirement(node, True)}, but {join_and(shown)}."
 
 
