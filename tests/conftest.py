@@ -17,6 +17,14 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.load_profile("default")
 
 
+def collie_texts(name: str, field: str) -> list[str]:
+    """One field of every row of a shared COLLIE file; skips the calling test when the shared data is absent."""
+    path = COLLIE_DATA / name
+    if not path.is_file():
+        pytest.skip(f"COLLIE data not found at {path} (set CORRAL_SHARED_DATA)")
+    return [row[field] for row in read_jsonl(path)]
+
+
 def read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 import string
 import sys
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -15,12 +13,12 @@ from hypothesis import strategies as st
 
 from corral.text import _punkt_fast
 from corral.text._punkt_fast import REFERENCE, punkt_spans
+from tests.conftest import collie_texts
 
 nltk_punkt = pytest.importorskip("nltk.tokenize.punkt")
 regex = pytest.importorskip("regex")
 
 _NLTK = nltk_punkt.PunktSentenceTokenizer()
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "collie"
 
 
 def reference(text: str) -> list[tuple[int, int]]:
@@ -35,19 +33,11 @@ def assert_same(text: str) -> None:
 # the COLLIE data: whole texts, their stripped paragraphs, and the stripped sentences of those
 
 
-def _load(name: str, field: str) -> list[str]:
-    path = DATA / name
-    if not path.is_file():
-        pytest.skip(f"COLLIE data not found at {path} (the shared data folder is not checked out here)")
-    with path.open(encoding="utf-8") as lines:
-        return [json.loads(line)[field] for line in lines if line.strip()]
-
-
 @cache
 def _units(name: str, field: str) -> tuple[str, ...]:
     """Texts, then each paragraph and each sentence as the COLLIE rules strip them (nested segmentation)."""
     units: list[str] = []
-    for text in _load(name, field):
+    for text in collie_texts(name, field):
         units.append(text)
         for paragraph in text.split("\n\n"):
             paragraph = paragraph.strip().strip(".")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +13,7 @@ from hypothesis import strategies as st
 
 from corral.text import _treebank_fast
 from corral.text._treebank_fast import REFERENCE, treebank_tokens
+from tests.conftest import collie_texts
 
 nltk_tokenize = pytest.importorskip("nltk.tokenize")
 nltk_punkt = pytest.importorskip("nltk.tokenize.punkt")
@@ -22,7 +21,6 @@ regex = pytest.importorskip("regex")
 
 _NLTK = nltk_tokenize.NLTKWordTokenizer()
 _PUNKT = nltk_punkt.PunktSentenceTokenizer()
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "collie"
 _QUOTE_SOURCES = {"``": ('"', "''", "``"), "''": ('"', "''")}
 
 
@@ -148,17 +146,9 @@ def test_tricky(sentence: str) -> None:
 # the COLLIE data: every Punkt sentence, and each one stripped as the COLLIE rules strip it
 
 
-def _load(name: str, field: str) -> list[str]:
-    path = DATA / name
-    if not path.is_file():
-        pytest.skip(f"COLLIE data not found at {path} (the shared data folder is not checked out here)")
-    with path.open(encoding="utf-8") as lines:
-        return [json.loads(line)[field] for line in lines if line.strip()]
-
-
 @cache
 def _sentences(name: str, field: str) -> tuple[str, ...]:
-    return tuple(sentence for text in _load(name, field) for sentence in _PUNKT.tokenize(text))
+    return tuple(sentence for text in collie_texts(name, field) for sentence in _PUNKT.tokenize(text))
 
 
 @pytest.mark.parametrize(("name", "field"), [("generations_dev.jsonl", "text"), ("collie_v1.jsonl", "example")])
