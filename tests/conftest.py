@@ -17,30 +17,25 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.load_profile("default")
 
 
-def collie_texts(name: str, field: str) -> list[str]:
-    """One field of every row of a shared COLLIE file; skips the calling test when the shared data is absent."""
+def collie_file(name: str) -> list[dict]:
+    """Every row of a shared COLLIE file; skips the calling test when the shared data is absent."""
     path = COLLIE_DATA / name
     if not path.is_file():
         pytest.skip(f"COLLIE data not found at {path} (set CORRAL_SHARED_DATA)")
-    return [row[field] for row in read_jsonl(path)]
-
-
-def read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def collie_texts(name: str, field: str) -> list[str]:
+    """One field of every row of a shared COLLIE file."""
+    return [row[field] for row in collie_file(name)]
+
+
 @pytest.fixture(scope="session")
 def dev_generations() -> list[dict]:
-    path = COLLIE_DATA / "generations_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"COLLIE dev generations not found at {path} (set CORRAL_SHARED_DATA)")
-    return read_jsonl(path)
+    return collie_file("generations_dev.jsonl")
 
 
 @pytest.fixture(scope="session")
 def collie_rows() -> list[dict]:
-    path = COLLIE_DATA / "collie_v1.jsonl"
-    if not path.exists():
-        pytest.skip(f"COLLIE-v1 data not found at {path} (set CORRAL_SHARED_DATA)")
-    return read_jsonl(path)
+    return collie_file("collie_v1.jsonl")
