@@ -14,7 +14,7 @@ from typing import Any
 
 import catalogue
 
-__all__ = ["RegistryError", "base_constraints", "lookup", "profiles"]
+__all__ = ["RegistryError", "backends", "base_constraints", "lookup", "profiles"]
 
 RegistryError = catalogue.RegistryError
 
@@ -23,6 +23,9 @@ profiles = catalogue.create("corral", "profiles", entry_points=True)
 
 base_constraints = catalogue.create("corral", "base_constraints", entry_points=True)
 """Base constraint kinds (``corral.constraints.BaseKind`` values), e.g. ``count``, ``match``, ``regex``."""
+
+backends = catalogue.create("corral", "backends", entry_points=True)
+"""Model backends, ``name -> (model_name, **options) -> corral.models.Model``: llamacpp, transformers, openai."""
 
 
 def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:

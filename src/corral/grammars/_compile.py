@@ -1,0 +1,571 @@
+"""Compile a Corral constraint into a grammar whose every text passes the checker.
+
+Word- and sentence-level parts become one terminal each: an exact regular expression relative to the text shape
+of ``_regex`` (complement and intersection make ``not``, ``!=`` and "every word ..." exact). Paragraphs and
+passages are built structurally: a sequence of child units whose count and per-position plans come from the
+constraint, so a fixed sentence (COLLIE's pass01) is a literal child, never counted by characters.
+
+What cannot be compiled is never approximated: ``NotExpressible`` lists each base constraint that failed and why.
+Every compiled grammar is also checked end to end: a witness text is drawn from it (``_sample.witness``) and must
+pass the constraint's own checker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from corral.constraints import And, Constraint, Count, Expr, ForEach, Match, Not, Or, Pos, Quantifier, Rel, TextRef
+from corral.constraints import UnitRef as _UnitRef
+from corral.text import Level, get_profile
+
+from . import _regex as R
+from ._grammar import Grammar, GrammarError
+
+_BELOW = {Level.PASSAGE: Level.PARAGRAPH, Level.PARAGRAPH: Level.SENTENCE, Level.SENTENCE: Level.WORD,
+          Level.WORD: Level.CHAR}
+_NEGATED = {Rel.EQ: Rel.NE, Rel.NE: Rel.EQ, Rel.LT: Rel.GE, Rel.GE: Rel.LT, Rel.GT: Rel.LE, Rel.LE: Rel.GT}
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+class NotExpressible(GrammarError):
+    """Some base constraints have no grammar; ``parts`` pairs each (in the textual form) with the reason."""
+
+    def __init__(self, parts: list[tuple[str, str]]) -> None:
+        self.parts = parts
+        listed = "; ".join(f"{expr}: {reason}" for expr, reason in parts)
+        super().__init__(f"not expressible as a grammar: {listed}")
+
+
+class _Unsupported(Exception):
+    def __init__(self, expr: Expr, reason: str) -> None:
+        super().__init__(reason)
+        self.expr, self.reason = expr, reason
+
+
+def _is_text(selector: object) -> bool:
+    return isinstance(selector, TextRef | _UnitRef)
+
+
+def _holds(rel: Rel, a: int, b: int) -> bool:
+    return {Rel.EQ: a == b, Rel.NE: a != b, Rel.LT: a < b, Rel.LE: a <= b, Rel.GT: a > b, Rel.GE: a >= b}[rel]
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """What the compiler needs to know of a segmentation profile, found by asking the profile itself."""
+
+    name: str
+    sentence_drops_period: bool
+    no_final: tuple[str, ...]
+
+    def normalize(self, value: str, case_sensitive: bool) -> str:
+        return get_profile(self.name).normalize(value, case_sensitive)
+
+
+@lru_cache(maxsize=8)
+def _profile(name: str) -> _Profile:
+    profile = get_profile(name)
+    value = profile.split("Ab cd.", Level.SENTENCE)[0][0]
+    no_final = tuple(
+        w for w in R.no_final_candidates()
+        if len(profile.split(f"Ab cd {w}. Ef gh.", Level.SENTENCE)) != 2
+        or len(profile.split(f"Ab cd {w.capitalize()}. Ef gh.", Level.SENTENCE)) != 2
+    )
+    return _Profile(name, sentence_drops_period=not value.endswith("."), no_final=no_final)
+
+
+
+
+# --------------------------------------------------------------------------------------- regex scopes
+class _Terms:
+    """Word and sentence scopes: a constraint on one unit becomes one terminal expression (exact in the shape)."""
+
+    def __init__(self, profile: _Profile, drops_period: bool) -> None:
+        self.profile = profile
+        self.drops_period = drops_period  # a sentence unit's value lacks its final '.' (not so for the whole text)
+        self.failures: list[tuple[str, str]] = []
+
+    def term(self, expr: Expr, scope: Level) -> str:
+        try:
+            return self._term(expr, scope)
+        except _Unsupported as exc:
+            self.failures.append((str(exc.expr), exc.reason))
+            return R.ANY
+
+    def _term(self, expr: Expr, scope: Level) -> str:
+        if isinstance(expr, And):
+            return R.both(*(self.term(p, scope) for p in expr.parts))
+        if isinstance(expr, Or):
+            return R.alt(*(self.term(p, scope) for p in expr.parts))
+        if isinstance(expr, Not):
+            return R.neg(self.term(expr.part, scope))
+        if isinstance(expr, Match) and expr.rel is Rel.NE:
+            return R.neg(self._term(replace(expr, rel=Rel.EQ), scope))
+        if isinstance(expr, ForEach):
+            return self._foreach(expr, scope)
+        if isinstance(expr, Count | Match):
+            if _is_text(expr.of):
+                return self._count(expr, scope) if isinstance(expr, Count) else self._match(expr, scope)
+            return self._positional(expr, scope)
+        raise _Unsupported(expr, f"the {expr.kind} kind has no grammar compiler")
+
+    # counts --------------------------------------------------------------------------------------
+    def _count(self, node: Count, scope: Level) -> str:
+        per = node.per
+        if per is not None and per != scope and per.rank < scope.rank:
+            inner = replace(node, per=None)
+            return self._foreach(ForEach(Quantifier.ALL, node.of, per, inner), scope)
+        if per is not None and per.rank > scope.rank:
+            raise _Unsupported(node, f"a count per {per} inside a {scope}")
+        if node.level.rank >= scope.rank and node.string is None:
+            return R.ANY if _holds(node.rel, 1, node.value) else R.NOTHING
+        rel, v = node.rel, node.value
+        if node.string is None and (node.level is Level.CHAR or (node.level is Level.WORD and scope is Level.SENTENCE)):
+            return self._between(node, scope)
+
+        def at_least(k: int) -> str:
+            return self._at_least(node, scope, k)
+
+        if rel is Rel.GE:
+            return at_least(v)
+        if rel is Rel.GT:
+            return at_least(v + 1)
+        if rel is Rel.LT:
+            return R.neg(at_least(v))
+        if rel is Rel.LE:
+            return R.neg(at_least(v + 1))
+        exactly = R.both(at_least(v), R.neg(at_least(v + 1)))
+        return exactly if rel is Rel.EQ else R.neg(exactly)
+
+    def _between(self, node: Count, scope: Level) -> str:
+        """Plain word or character counts as intervals: no complement, which the engine handles best."""
+        v = node.value
+        lo, hi = {Rel.EQ: (v, v), Rel.LT: (0, v - 1), Rel.LE: (0, v), Rel.GT: (v + 1, None), Rel.GE: (v, None),
+                  Rel.NE: (v, v)}[node.rel]
+        lo = max(lo, 0)
+        if node.level is Level.WORD:
+            def between(a: int, b: int | None) -> str:
+                if b is not None and b < max(a, 1):
+                    return R.NOTHING
+                return R.rx(f"([^ ]* ){{{max(a, 1) - 1},{'' if b is None else b - 1}}}[^ ]*")
+        else:
+            extra = 1 if scope is Level.SENTENCE and self.drops_period else 0
+
+            def between(a: int, b: int | None) -> str:
+                if b is not None and b < a:
+                    return R.NOTHING
+                return R.rx(f".{{{a + extra},{'' if b is None else b + extra}}}")
+        if node.rel is Rel.NE:
+            return R.alt(between(0, v - 1), between(v + 1, None)) if v > 0 else between(v + 1, None)
+        return between(lo, hi)
+
+    def _at_least(self, node: Count, scope: Level, k: int) -> str:
+        if k <= 0:
+            return R.ANY
+        if node.string is not None:
+            target = self.profile.normalize(node.string, node.case_sensitive)
+            if node.level is Level.WORD:
+                if not _LETTERS.fullmatch(target):
+                    return R.NOTHING  # no word of the shape can equal it
+                return R.at_least_runs(R.ci(target, node.case_sensitive), k)
+            if node.level is Level.CHAR and len(target) == 1 and target.isascii() and target.isalpha():
+                letter = R.case_pattern(target, node.case_sensitive)
+                other = "[^" + letter[1:-1] + "]" if letter.startswith("[") else f"[^{letter}]"
+                return R.rx(f"({other}*{letter}){{{k}}}.*")
+            raise _Unsupported(node, f"counting {node.level} {node.string!r} inside a {scope}")
+        if node.level is Level.WORD and scope is Level.SENTENCE:
+            return R.rx(f"([^ ]* ){{{k - 1}}}.*")
+        if node.level is Level.CHAR:
+            extra = 1 if scope is Level.SENTENCE and self.drops_period else 0
+            return R.rx(f".{{{k + extra},}}")
+        raise _Unsupported(node, f"counting {node.level.plural} inside a {scope}")
+
+    # matches -------------------------------------------------------------------------------------
+    def _match(self, node: Match, scope: Level) -> str:
+        target = self.profile.normalize(node.value, node.case_sensitive)
+        t = R.ci(target, node.case_sensitive)
+        if scope is Level.WORD:
+            if not _LETTERS.fullmatch(target) and node.rel is Rel.EQ:
+                return R.NOTHING
+            shapes = {Rel.EQ: t, Rel.CONTAINS: R.seq(R.ANY, t, R.ANY), Rel.STARTSWITH: R.seq(t, R.ANY),
+                      Rel.ENDSWITH: R.seq(R.ANY, t)}
+            return R.both(shapes[node.rel], R.LETTERS)
+        if scope is Level.SENTENCE:
+            shapes = {Rel.EQ: R.seq(t, '"."'), Rel.CONTAINS: R.seq(R.ANY, t, R.ANY),
+                      Rel.STARTSWITH: R.seq(t, R.ANY), Rel.ENDSWITH: R.seq(R.ANY, t, '"."')}
+            return shapes[node.rel]
+        raise _Unsupported(node, f"matching a whole {scope}")
+
+    def _char(self, node: Match) -> str:
+        target = self.profile.normalize(node.value, node.case_sensitive)
+        if node.rel is not Rel.EQ or len(target) != 1 or not (target.isascii() and target.isalpha()):
+            raise _Unsupported(node, "characters compile only as == a letter")
+        return R.ci(target, node.case_sensitive)
+
+    def _positional(self, node: Count | Match, scope: Level) -> str:
+        root, chain = _root(node.of)
+        if not _is_text(root.of):
+            raise _Unsupported(node, "a selector that does not start from the text")
+        i = root.index
+        if root.level is Level.WORD and scope is Level.SENTENCE:
+            inner = R.both(self._term(_rebase(node, root), Level.WORD), R.LETTERS)
+            if i > 0:
+                return R.seq(R.rx(f"([A-Za-z]+[^A-Za-z]+){{{i - 1}}}"), inner, R.alt('""', R.seq(R.NON_LETTER, R.ANY)))
+            after = R.rx(f"([^A-Za-z]+[A-Za-z]+){{{-i - 1}}}[^A-Za-z]*")
+            return R.seq(R.alt('""', R.seq(R.ANY, R.NON_LETTER)), inner, after)
+        in_unit = scope in (Level.WORD, Level.SENTENCE)
+        if root.level is Level.CHAR and in_unit and chain == 1 and isinstance(node, Match):
+            char = self._char(node)
+            if i > 0:
+                return R.seq(R.rx(f".{{{i - 1}}}"), char, R.ANY)
+            tail = -i - 1 + (1 if scope is Level.SENTENCE and self.drops_period else 0)
+            return R.seq(R.ANY, char, R.rx(f".{{{tail}}}"))
+        raise _Unsupported(node, f"selecting a {root.level} inside a {scope}")
+
+    # quantifiers ---------------------------------------------------------------------------------
+    def _foreach(self, node: ForEach, scope: Level) -> str:
+        if not _is_text(node.of):
+            raise _Unsupported(node, "a for-each over a selected unit")
+        if node.level is scope:  # one unit: the text itself
+            body = self._term(node.body, scope)
+            k = {Quantifier.ALL: 1, Quantifier.ANY: 1}.get(node.quantifier, node.k)
+            holds_if_true = _quantified(node.quantifier, k, 1)
+            holds_if_false = _quantified(node.quantifier, k, 0)
+            if holds_if_true and holds_if_false:
+                return R.ANY
+            if holds_if_true:
+                return body
+            return R.neg(body) if holds_if_false else R.NOTHING
+        if not (node.level is Level.WORD and scope is Level.SENTENCE):
+            raise _Unsupported(node, f"a for-each over {node.level.plural} inside a {scope}")
+        inner = self._term(node.body, Level.WORD)
+        q, k = node.quantifier, node.k or 0
+        if q is Quantifier.ALL:
+            return R.every_run(inner)
+        if q is Quantifier.ANY:
+            return R.at_least_runs(inner, 1)
+        if q is Quantifier.AT_LEAST:
+            return R.at_least_runs(inner, k)
+        if q is Quantifier.AT_MOST:
+            return R.neg(R.at_least_runs(inner, k + 1))
+        return R.both(R.at_least_runs(inner, k), R.neg(R.at_least_runs(inner, k + 1)))
+
+
+def _quantified(q: Quantifier, k: int | None, passing: int) -> bool:
+    """Whether a one-unit for-each holds when ``passing`` (0 or 1) of its units pass."""
+    if q is Quantifier.ALL:
+        return passing == 1
+    if q is Quantifier.ANY:
+        return passing >= 1
+    assert k is not None
+    return {Quantifier.AT_LEAST: passing >= k, Quantifier.AT_MOST: passing <= k, Quantifier.EXACTLY: passing == k}[q]
+
+
+def _root(selector: object) -> tuple[Pos, int]:
+    """The innermost ``pos(text, ...)`` of a selector chain, and the chain's depth."""
+    depth = 0
+    node = selector
+    while isinstance(node, Pos) and isinstance(node.of, Pos):
+        node = node.of
+        depth += 1
+    assert isinstance(node, Pos)
+    return node, depth + 1
+
+
+def _rebase(expr: Expr, root: Pos) -> Expr:
+    """``expr`` with its selector's root ``pos(text, L, i)`` replaced by ``text`` (as seen from that unit)."""
+
+    def swap(selector: object) -> object:
+        if selector == root:
+            return TextRef()
+        if isinstance(selector, Pos):
+            return replace(selector, of=swap(selector.of))
+        return selector
+
+    return replace(expr, of=swap(expr.of))  # type: ignore[type-var]
+
+
+def _holds_when_missing(expr: Expr) -> bool:
+    """What the checker says of ``expr`` when its selected unit does not exist."""
+    if isinstance(expr, Match):
+        return expr.rel is Rel.NE
+    if isinstance(expr, Not):
+        return not _holds_when_missing(expr.part)
+    if isinstance(expr, And):
+        return all(_holds_when_missing(p) for p in expr.parts)
+    if isinstance(expr, Or):
+        return any(_holds_when_missing(p) for p in expr.parts)
+    return False
+
+
+# ---------------------------------------------------------------------------------- structural scopes
+@dataclass(frozen=True)
+class _Counts:
+    """Allowed child counts: those in ``small`` (all below ``cap``), and every count >= cap if ``tail``."""
+
+    small: frozenset[int]
+    cap: int
+    tail: bool
+
+    @staticmethod
+    def where(rel: Rel, value: int) -> _Counts:
+        cap = max(value, 0) + 2
+        return _Counts(frozenset(n for n in range(cap) if _holds(rel, n, value)), cap, _holds(rel, cap, value))
+
+    def widen(self, cap: int) -> _Counts:
+        if cap <= self.cap:
+            return self
+        extra = range(self.cap, cap) if self.tail else range(0)
+        return _Counts(self.small | frozenset(extra), cap, self.tail)
+
+    def __and__(self, other: _Counts) -> _Counts:
+        cap = max(self.cap, other.cap)
+        a, b = self.widen(cap), other.widen(cap)
+        return _Counts(a.small & b.small, cap, a.tail and b.tail)
+
+
+_ANY_COUNT = _Counts(frozenset(range(1, 2)), 2, True)  # at least one child
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One alternative of a paragraph or passage: child counts, what every child obeys, per-position extras."""
+
+    counts: _Counts = _ANY_COUNT
+    every: tuple[Expr, ...] = ()
+    at: tuple[tuple[int, tuple[Expr, ...]], ...] = ()
+
+    def merge(self, other: _Plan) -> _Plan:
+        at = dict(self.at)
+        for i, exprs in other.at:
+            at[i] = at.get(i, ()) + exprs
+        return _Plan(self.counts & other.counts, self.every + other.every, tuple(sorted(at.items())))
+
+
+def _negate(expr: Expr) -> Expr:
+    """``not expr`` pushed inwards, or ``_Unsupported``."""
+    if isinstance(expr, Not):
+        return expr.part
+    if isinstance(expr, And):
+        return Or(tuple(_negate(p) for p in expr.parts))
+    if isinstance(expr, Or):
+        return And(tuple(_negate(p) for p in expr.parts))
+    if isinstance(expr, Count):
+        return replace(expr, rel=_NEGATED[expr.rel])
+    if isinstance(expr, Match) and expr.rel in (Rel.EQ, Rel.NE):
+        return replace(expr, rel=_NEGATED[expr.rel])
+    if isinstance(expr, Match) and not _is_text(expr.of):
+        return Not(expr)  # negated inside the child's own scope
+    raise _Unsupported(expr, "its negation has no grammar above the sentence level")
+
+
+class _Structure:
+    """Paragraph and passage scopes: DNF plans over child units, emitted as Lark rules."""
+
+    def __init__(self, terms: _Terms) -> None:
+        self.terms = terms
+        self.rules: dict[str, str] = {}
+        self._names: dict[tuple, str] = {}
+
+    def plans(self, expr: Expr, scope: Level) -> list[_Plan]:
+        child = _BELOW[scope]
+        if isinstance(expr, And):
+            plans = [_Plan()]
+            for part in expr.parts:
+                plans = [a.merge(b) for a in plans for b in self.plans(part, scope)]
+            return plans
+        if isinstance(expr, Or):
+            return [p for part in expr.parts for p in self.plans(part, scope)]
+        if isinstance(expr, Not):
+            if isinstance(expr.part, Match | Count) and not _is_text(expr.part.of):
+                return self._positional(expr, expr.part.of, scope)
+            return self.plans(_negate(expr.part), scope)
+        if isinstance(expr, Match) and expr.rel is Rel.NE and not _is_text(expr.of):
+            return self._positional(expr, expr.of, scope)
+        if isinstance(expr, ForEach) and _is_text(expr.of) and expr.quantifier is Quantifier.ALL:
+            if expr.level is child:
+                return [_Plan(every=(expr.body,))]
+            if expr.level.rank < child.rank:
+                return [_Plan(every=(expr,))]
+        if isinstance(expr, Count) and _is_text(expr.of):
+            return [self._count(expr, scope, child)]
+        if isinstance(expr, Count | Match) and not _is_text(expr.of):
+            return self._positional(expr, expr.of, scope)
+        raise _Unsupported(expr, f"no grammar for it at the {scope} level")
+
+    def _count(self, node: Count, scope: Level, child: Level) -> _Plan:
+        per = node.per if node.per is not None and node.per != scope else None
+        if per is None and node.string is None and node.level is child:
+            return _Plan(counts=_Counts.where(node.rel, node.value))
+        if per is None and node.string is None and node.level.rank >= scope.rank:
+            return _Plan() if _holds(node.rel, 1, node.value) else _Plan(counts=_Counts(frozenset(), 2, False))
+        if per is child:
+            return _Plan(every=(replace(node, per=None),))
+        if per is not None and per.rank < child.rank:
+            return _Plan(every=(node,))
+        absent = node.string is not None and _Counts.where(node.rel, node.value).small == frozenset({0}) and \
+            not _Counts.where(node.rel, node.value).tail
+        if absent and node.level.rank < child.rank:
+            return _Plan(every=(node,))
+        raise _Unsupported(node, f"a {node.level} count over a whole {scope} (only per {child} or absence)")
+
+    def _positional(self, expr: Expr, selector: object, scope: Level) -> list[_Plan]:
+        root, _ = _root(selector)
+        if not _is_text(root.of) or root.level is not _BELOW[scope]:
+            raise _Unsupported(expr, f"selecting a {root.level} directly inside a {scope}")
+        rebased = Not(_rebase(expr.part, root)) if isinstance(expr, Not) else _rebase(expr, root)  # type: ignore[arg-type]
+        counts = _ANY_COUNT
+        if not _holds_when_missing(expr):
+            counts = _Counts.where(Rel.GE, abs(root.index))
+        return [_Plan(counts=counts, at=((root.index, (rebased,)),))]
+
+    # emission ------------------------------------------------------------------------------------
+    def rule(self, exprs: Iterable[Expr], scope: Level) -> str:
+        """The name of a rule (or terminal) producing one ``scope`` unit satisfying all ``exprs``."""
+        exprs = tuple(exprs)
+        key = (scope, exprs)
+        if key in self._names:
+            return self._names[key]
+        if scope is Level.SENTENCE:
+            name = f"S{len(self._names)}"
+            self._names[key] = name
+            self.rules[name] = self._sentence(exprs)
+            return name
+        name = f"p{len(self._names)}"
+        self._names[key] = name
+        body = exprs[0] if len(exprs) == 1 else And(exprs) if exprs else None
+        plans = [_Plan()] if body is None else self.plans(body, scope)
+        self.rules[name] = " | ".join(self._sequence(plan, scope) for plan in plans) or R.NOTHING
+        return name
+
+    def _sentence(self, exprs: tuple[Expr, ...]) -> str:
+        fixed = [e for e in exprs if isinstance(e, Match) and _is_text(e.of) and e.rel is Rel.EQ]
+        if fixed:
+            text = fixed[0].value.strip()
+            emitted = text if text[-1:] in ".!?" else text + "."
+            rest = [e for e in exprs if e is not fixed[0]]
+            profile = self.terms.profile.name
+            if "\n" in text or (rest and not Constraint(_and(rest), Level.SENTENCE, profile).check(emitted).passed):
+                self.terms.failures.append((str(fixed[0]), "the fixed sentence cannot meet the other parts"))
+            return R.lit(emitted)
+        shape = R.sentence_shape(self.terms.profile.no_final)
+        return R.both(shape, *(self.terms.term(e, Level.SENTENCE) for e in exprs))
+
+    def _sequence(self, plan: _Plan, scope: Level) -> str:
+        child = _BELOW[scope]
+        sep = R.SENTENCE_SEPARATOR if child is Level.SENTENCE else R.PARAGRAPH_SEPARATOR
+        at = dict(plan.at)
+        first = max((i for i in at if i > 0), default=0)
+        last = max((-i for i in at if i < 0), default=0)
+        counts = plan.counts.widen(first + last + 1)
+        allowed = sorted(n for n in counts.small if n >= 1)
+        default = self.rule(plan.every, child)
+        alternatives = []
+        if not at:
+            for lo, hi in _runs(allowed):
+                more = f" ({sep} {default}){{{lo - 1},{hi - 1}}}" if hi > 1 else ""
+                alternatives.append(default + more)
+            if counts.tail:
+                alternatives.append(f"{default} ({sep} {default}){{{counts.cap - 1},}}")
+        else:
+            for n in allowed:
+                names = [self.rule(plan.every + at.get(p, ()) + at.get(p - n - 1, ()), child) for p in range(1, n + 1)]
+                alternatives.append(f" {sep} ".join(names))
+            if counts.tail:
+                head = [self.rule(plan.every + at.get(p, ()), child) for p in range(1, first + 1)]
+                tail = [self.rule(plan.every + at.get(-p, ()), child) for p in range(last, 0, -1)]
+                loop = f"({sep} {default}){{{counts.cap - first - last},}}" if first else \
+                    f"{default} ({sep} {default}){{{counts.cap - last - 1},}}"
+                parts = [f" {sep} ".join(head)] if head else []
+                parts.append(loop)
+                if tail:
+                    parts.append(f"{sep} " + f" {sep} ".join(tail))
+                alternatives.append(" ".join(parts))
+        return " | ".join(f"({a})" for a in alternatives) if alternatives else R.NOTHING
+
+
+def _runs(values: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for v in values:
+        if runs and runs[-1][1] == v - 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
+    return runs
+
+
+def _and(parts: list[Expr]) -> Expr:
+    return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+
+def _hints(expr: object) -> tuple[str, ...]:
+    """The strings a constraint mentions, as written and capitalised (the witness search tries them whole)."""
+    found: list[str] = []
+    if isinstance(expr, Match):
+        value = expr.value.strip()
+        found += [value, value[:1].upper() + value[1:], value + "."]
+    if isinstance(expr, Count) and expr.string:
+        found += [expr.string, expr.string.capitalize()]
+    for child in getattr(expr, "parts", ()) or ():
+        found += _hints(child)
+    for name in ("part", "body"):
+        if hasattr(expr, name):
+            found += _hints(getattr(expr, name))
+    return tuple(dict.fromkeys(found))
+
+
+# ------------------------------------------------------------------------------------------ entry point
+@dataclass
+class _Compiled:
+    lark: str
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+def to_lark(constraint: Constraint) -> _Compiled:
+    """The Lark source for ``constraint`` and the parts that could not be compiled."""
+    profile = _profile(constraint.profile)
+    level = constraint.level or Level.PASSAGE
+    terms = _Terms(profile, drops_period=profile.sentence_drops_period and level.rank > Level.SENTENCE.rank)
+    if level is Level.CHAR:
+        return _Compiled("", [(str(constraint.body), "a single-character text has no grammar")])
+    if level is Level.WORD:
+        text = R.both(R.WORD, terms.term(constraint.body, Level.WORD))
+        return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
+    if level is Level.SENTENCE:
+        text = R.both(R.sentence_shape(profile.no_final), terms.term(constraint.body, Level.SENTENCE))
+        return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
+    structure = _Structure(terms)
+    try:
+        top = structure.rule((constraint.body,), level)
+    except _Unsupported as exc:
+        terms.failures.append((str(exc.expr), exc.reason))
+        return _Compiled("", terms.failures)
+    rules = "\n".join(f"{name}: {body}" for name, body in structure.rules.items())
+    return _Compiled(f"start: {top}\n{rules}\n", terms.failures)
+
+
+def compile_constraint(constraint: Constraint, verify: bool = True) -> Grammar:
+    """A ``Grammar`` every text of which passes ``constraint``, or ``NotExpressible`` naming what has none.
+
+    With ``verify`` (the default) a witness text is drawn from the grammar and checked; an empty grammar
+    (contradictory parts, or values the text shape cannot hold, like the word "don't") is reported too.
+    """
+    compiled = to_lark(constraint)
+    if compiled.failures:
+        raise NotExpressible(compiled.failures)
+    grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}")
+    grammar.validate()
+    if verify:
+        from ._sample import witness
+
+        text = witness(grammar, hints=_hints(constraint.body))
+        if text is None:
+            raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
+        verdict = constraint.check(text)
+        if not verdict.passed:
+            raise NotExpressible([(str(constraint.body), f"internal: the grammar's text {text!r:.80} fails the "
+                                                         f"checker ({verdict.feedback})")])
+    return grammar

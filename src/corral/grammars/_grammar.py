@@ -1,0 +1,140 @@
+"""``Grammar``: the one value the decoding layer takes, whatever it was built from.
+
+A grammar is data (its format and source text), hashable and serializable, so it can key a compile cache and a
+response cache and travel to a server. It is validated when built: a bad schema names the field path, a bad
+Lark grammar or regex names line and column, all in one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+GrammarFormat = Literal["lark", "json_schema", "regex"]
+
+MAX_GRAMMAR_CHARS = 1_000_000
+"""Grammars are untrusted input too: beyond this size they are refused rather than compiled."""
+
+
+class GrammarError(ValueError):
+    """A grammar source is invalid; the message says what and where (field path, or line and column)."""
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A grammar in llguidance's Lark dialect, a JSON Schema, or a regex; ``description`` says where it came from.
+
+    Build with ``Grammar.lark``, ``Grammar.json_schema``, ``Grammar.regex`` or ``corral.grammars.compile``
+    (a Corral constraint); each validates its input.
+    """
+
+    format: GrammarFormat
+    source: str
+    description: str = ""
+
+    @cached_property
+    def hash(self) -> str:
+        """A short stable digest of format and source (the compile and response caches key on it)."""
+        return hashlib.sha256(f"{self.format}\0{self.source}".encode()).hexdigest()[:16]
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema of a ``json_schema`` grammar."""
+        if self.format != "json_schema":
+            raise GrammarError(f"a {self.format} grammar has no JSON Schema")
+        return json.loads(self.source)
+
+    def llguidance(self) -> str:
+        """The grammar as llguidance's serialized form (what ``LLMatcher`` takes)."""
+        from llguidance import LLMatcher
+
+        if self.format == "lark":
+            return LLMatcher.grammar_from_lark(self.source)
+        if self.format == "regex":
+            return LLMatcher.grammar_from_regex(self.source)
+        return LLMatcher.grammar_from_json_schema(self.source)
+
+    def to_json(self) -> dict[str, str]:
+        return {"format": self.format, "source": self.source, "description": self.description}
+
+    # ------------------------------------------------------------------------------------------- builders
+    @classmethod
+    def lark(cls, source: str, description: str = "Lark grammar") -> Grammar:
+        """A grammar in llguidance's Lark dialect (``start`` rule, ``/regex/`` terminals, ``x{m,n}``, ``&``, ``~``)."""
+        grammar = cls("lark", _sized(source, "Lark grammar"), description)
+        grammar.validate()
+        return grammar
+
+    @classmethod
+    def regex(cls, pattern: str, description: str = "") -> Grammar:
+        """The whole output must match ``pattern`` (Rust ``regex`` syntax, anchored at both ends)."""
+        grammar = cls("regex", _sized(pattern, "regex"), description or f"regex {pattern!r:.60}")
+        grammar.validate()
+        return grammar
+
+    @classmethod
+    def json_schema(cls, schema: dict[str, Any] | str, description: str = "JSON Schema") -> Grammar:
+        """The output must be JSON valid against ``schema`` (checked as a Draft 2020-12 schema first)."""
+        if isinstance(schema, str):
+            try:
+                schema = json.loads(_sized(schema, "JSON Schema"))
+            except json.JSONDecodeError as exc:
+                where = f"line {exc.lineno}, column {exc.colno}"
+                raise GrammarError(f"JSON Schema is not JSON: {where}: {exc.msg}") from None
+        if not isinstance(schema, dict | bool):
+            raise GrammarError(f"a JSON Schema must be an object or a boolean, not {type(schema).__name__}")
+        _check_schema(schema)
+        grammar = cls("json_schema", json.dumps(schema, sort_keys=True, separators=(",", ":")), description)
+        grammar.validate()
+        return grammar
+
+    def validate(self) -> None:
+        """Raise ``GrammarError`` (one line, with line and column where the engine gives them) if invalid."""
+        from llguidance import LLMatcher
+
+        try:
+            is_error, messages = LLMatcher.validate_grammar_with_warnings(self.llguidance())
+        except ValueError as exc:
+            raise GrammarError(f"invalid {_NAMES[self.format]}: {_one_line(str(exc))}") from None
+        if is_error:
+            raise GrammarError(f"invalid {_NAMES[self.format]}: {_one_line(messages[0] if messages else '')}")
+
+
+_NAMES = {"lark": "Lark grammar", "regex": "regex", "json_schema": "JSON Schema"}
+_WHERE = re.compile(r"^(?:at )?(\d+)\((\d+)\):\s*")
+
+
+def _one_line(message: str) -> str:
+    """llguidance's 'at 1(8): unknown name ...' plus a source excerpt, as 'line 1, column 8: unknown name ...'."""
+    first = message.strip().splitlines()[0] if message.strip() else "rejected by the grammar engine"
+    found = _WHERE.match(first)
+    if found:
+        first = f"line {found[1]}, column {found[2]}: {first[found.end():]}"
+    if first.endswith("regex parse error:"):
+        detail = [line.strip() for line in message.splitlines() if line.strip().startswith("error:")]
+        first += " " + (detail[0] if detail else "")
+    return first
+
+
+def _sized(text: str, what: str) -> str:
+    if not isinstance(text, str):
+        raise GrammarError(f"a {what} must be text, not {type(text).__name__}")
+    if len(text) > MAX_GRAMMAR_CHARS:
+        raise GrammarError(f"{what} is {len(text):,} characters; the limit is {MAX_GRAMMAR_CHARS:,}")
+    return text
+
+
+def _check_schema(schema: dict[str, Any] | bool) -> None:
+    from jsonschema import Draft202012Validator, exceptions, validators
+
+    cls = validators.validator_for(schema, default=Draft202012Validator) if isinstance(schema, dict) else None
+    cls = cls or Draft202012Validator
+    try:
+        cls.check_schema(schema)
+    except exceptions.SchemaError as exc:
+        path = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise GrammarError(f"invalid JSON Schema at {path}: {_one_line(exc.message)}") from None

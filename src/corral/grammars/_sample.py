@@ -1,0 +1,140 @@
+"""Texts drawn from a grammar without a model: over a byte-level vocabulary, guided by llguidance's masks.
+
+Used to verify compiled grammars (a witness must pass the checker) and by the property tests that sample many
+texts from a grammar. Every byte is a token, so the walk can produce any string of the grammar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+
+from ._grammar import Grammar
+
+EOS = 256
+
+
+class _Bytes:
+    """The smallest tokenizer llguidance accepts: 256 byte tokens and an end-of-sequence token."""
+
+    eos_token_id = EOS
+    bos_token_id = None
+    tokens: ClassVar[list[bytes]] = [bytes([i]) for i in range(256)] + [b"\xff<eos>"]
+    special_token_ids: ClassVar[list[int]] = [EOS]
+
+    def __call__(self, data: bytes) -> list[int]:
+        return list(data)
+
+
+@lru_cache(maxsize=1)
+def byte_tokenizer():  # -> llguidance.LLTokenizer
+    import llguidance
+
+    return llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Bytes()))
+
+
+def _matcher(grammar: Grammar):
+    from llguidance import LLMatcher
+
+    matcher = LLMatcher(byte_tokenizer(), grammar.llguidance(), log_level=0)
+    if matcher.is_error():
+        raise ValueError(matcher.get_error())
+    return matcher
+
+
+def _allowed(matcher) -> list[int]:
+    mask = np.frombuffer(matcher.compute_bitmask(), dtype=np.uint8)
+    return np.flatnonzero(np.unpackbits(mask, bitorder="little")[: EOS + 1]).tolist()
+
+
+def accepts(grammar: Grammar, text: str) -> bool:
+    """Whether ``text`` is a complete sentence of ``grammar``."""
+    matcher = _matcher(grammar)
+    return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
+
+
+_LETTERS = [ord(c) for c in "etaoinshrdlu"]
+
+
+def _preference(text: bytes, after_chunk: bool = False) -> list[int]:
+    """Bytes to try first: end as soon as allowed, words of about three letters, then spaces and periods."""
+    run = len(text) - len(text.rstrip(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    letters = [_LETTERS[(len(text) + i) % len(_LETTERS)] for i in range(len(_LETTERS))]
+    if run < 3 and not after_chunk:
+        return [EOS, *letters, ord("."), ord(" "), ord("\n")]
+    return [EOS, ord("."), ord(" "), ord("\n"), *letters]
+
+
+def witness(grammar: Grammar, hints: tuple[str, ...] = (), budget: int = 20_000, max_bytes: int = 4_000) -> str | None:
+    """A text of ``grammar`` (depth-first, backtracking on dead ends), or None if none was found in ``budget``.
+
+    ``hints`` are strings worth trying whole at each step (the constraint's own words and sentences): a
+    byte-by-byte search would almost never spell a required word.
+    """
+    matcher = _matcher(grammar)
+    chunks = [h.encode() for h in dict.fromkeys(hints) if h]
+    out = bytearray()
+    stack: list[list[bytes | int]] = []  # per step: the options not tried yet
+    taken: list[int] = []  # bytes consumed per step
+    steps = 0
+    while steps < budget:
+        steps += 1
+        if len(stack) == len(taken):
+            allowed = set(_allowed(matcher))
+            at_start = not out or not chr(out[-1]).isalpha()
+            first = [c for c in chunks if at_start and c[0] in allowed and c not in out]
+            after_chunk = bool(taken) and taken[-1] > 1
+            order = [b for b in _preference(bytes(out), after_chunk) if b in allowed]
+            order += sorted(allowed.difference(order))
+            if len(out) >= max_bytes:
+                order = [EOS] if EOS in allowed else []
+            stack.append([*first, *order])
+        options = stack[-1]
+        if not options:
+            stack.pop()
+            if not taken:
+                return None
+            n = taken.pop()
+            del out[len(out) - n:]
+            matcher.rollback(n)
+            stack[-1].pop(0)
+            continue
+        option = options[0]
+        if option == EOS:
+            if matcher.is_accepting():
+                return out.decode("utf-8", errors="replace")
+            options.pop(0)
+            continue
+        data = bytes([option]) if isinstance(option, int) else option
+        n = matcher.try_consume_tokens(list(data))
+        if n < len(data):
+            if n:
+                matcher.rollback(n)
+            options.pop(0)
+            continue
+        out += data
+        taken.append(len(data))
+    return None
+
+
+def sample(grammar: Grammar, choose: Callable[[list[int]], int], max_bytes: int = 2_000) -> str | None:
+    """A random text of ``grammar``: ``choose`` picks the next byte among the allowed (``EOS`` = 256 ends).
+
+    Returns None if the walk reaches ``max_bytes`` first (the caller decides whether that matters).
+    """
+    matcher = _matcher(grammar)
+    out = bytearray()
+    while len(out) < max_bytes:
+        allowed = _allowed(matcher)
+        if not allowed:
+            return None
+        token = choose(allowed)
+        if token == EOS:
+            return out.decode("utf-8", errors="replace")
+        if not matcher.consume_token(token):
+            return None
+        out.append(token)
+    return None

@@ -1,0 +1,131 @@
+"""The one model protocol: complete a batch of chat requests, each with sampling parameters and an optional grammar.
+
+Requests and completions are plain frozen values so that a run store can record them and a cache can key on
+them; backends are registered by name (``corral.registry.backends``) and know nothing of constraints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, runtime_checkable
+
+if TYPE_CHECKING:
+    from corral.grammars import Grammar
+
+Role = Literal["system", "user", "assistant"]
+FinishReason = Literal["stop", "length", "error"]
+
+
+class Message(TypedDict):
+    """One chat turn, in the OpenAI shape every backend understands."""
+
+    role: Role
+    content: str
+
+
+class ModelError(RuntimeError):
+    """A model could not be loaded or reached, or a request cannot be served; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling parameters shared by every backend.
+
+    ``temperature == 0`` is greedy decoding. ``seed`` makes sampling reproducible on local backends (sample ``i``
+    of ``n`` uses ``seed + i``); servers receive it and may honour it.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 256
+    stop: tuple[str, ...] = ()
+    seed: int | None = 0
+    n: int = 1
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        if self.n < 1:
+            raise ValueError(f"n must be >= 1, got {self.n}")
+        if isinstance(self.stop, str | list):
+            object.__setattr__(self, "stop", (self.stop,) if isinstance(self.stop, str) else tuple(self.stop))
+
+    def seed_for(self, i: int) -> int | None:
+        """The seed of the ``i``-th of ``n`` samples."""
+        return None if self.seed is None else self.seed + i
+
+
+@dataclass(frozen=True)
+class Request:
+    """A chat to complete: messages, sampling, and an optional grammar the output must follow."""
+
+    messages: tuple[Message, ...]
+    sampling: Sampling = field(default_factory=Sampling)
+    grammar: Grammar | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.messages, list):
+            object.__setattr__(self, "messages", tuple(self.messages))
+        if not self.messages:
+            raise ValueError("a request needs at least one message")
+        for i, message in enumerate(self.messages):
+            if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant"):
+                raise ValueError(f"messages[{i}] must be a dict with role system, user or assistant")
+            if not isinstance(message.get("content"), str):
+                raise ValueError(f"messages[{i}].content must be a string")
+
+    @classmethod
+    def user(cls, prompt: str, sampling: Sampling | None = None, grammar: Grammar | None = None) -> Request:
+        """A one-turn request."""
+        return cls(({"role": "user", "content": prompt},), sampling or Sampling(), grammar)
+
+    def key(self, backend: str, model: str) -> str:
+        """A stable hash of everything that determines the output (the response cache's key)."""
+        data = {
+            "backend": backend,
+            "model": model,
+            "messages": list(self.messages),
+            "sampling": asdict(self.sampling),
+            "grammar": self.grammar.hash if self.grammar is not None else None,
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One sampled output with its accounting.
+
+    ``finish_reason`` is ``stop`` (end of turn, a stop string, or the grammar's end), ``length`` (``max_tokens``
+    reached) or ``error`` (the backend failed for this sample; ``error`` says why; nothing is lost silently).
+    """
+
+    text: str
+    finish_reason: FinishReason
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    constrained: bool = False
+    error: str | None = None
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.completion_tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What every backend provides. ``complete`` returns, per request, its ``sampling.n`` completions in order."""
+
+    backend: str
+    name: str
+
+    def complete(self, requests: Sequence[Request]) -> list[list[Completion]]: ...
+
+    def close(self) -> None: ...
