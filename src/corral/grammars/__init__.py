@@ -1,5 +1,23 @@
-"""Grammars the decoding layer takes: from a JSON Schema, a Lark grammar, a regex, or a Corral constraint."""
+"""Grammars the decoding layer takes: from a JSON Schema, a Lark grammar, a regex, or a Corral constraint.
 
+``Grammar.json_schema(...)``, ``Grammar.lark(...)`` and ``Grammar.regex(...)`` wrap and validate a source;
+``compile_constraint(constraint)`` is Corral's own compiler: every text of its grammar passes the checker, and
+what it cannot express is reported per base constraint (``NotExpressible``). docs/grammars.md says what the
+compiled grammars allow.
+"""
+
+from ._compile import NotExpressible, compile_constraint
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
+from ._sample import accepts, sample, witness
 
-__all__ = ["MAX_GRAMMAR_CHARS", "Grammar", "GrammarError", "GrammarFormat"]
+__all__ = [
+    "MAX_GRAMMAR_CHARS",
+    "Grammar",
+    "GrammarError",
+    "GrammarFormat",
+    "NotExpressible",
+    "accepts",
+    "compile_constraint",
+    "sample",
+    "witness",
+]

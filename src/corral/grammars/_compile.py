@@ -88,6 +88,12 @@ class _Terms:
         self.drops_period = drops_period  # a sentence unit's value lacks its final '.' (not so for the whole text)
         self.failures: list[tuple[str, str]] = []
 
+    limits: Limits
+
+    def sentence_shape(self) -> str:
+        """The shape of a sentence, with at most ``limits.sentence_words`` words."""
+        return R.sentence_shape(self.profile.no_final, self.limits.sentence_words)
+
     def term(self, expr: Expr, scope: Level) -> str:
         try:
             return self._term(expr, scope)
@@ -97,7 +103,7 @@ class _Terms:
 
     def _term(self, expr: Expr, scope: Level) -> str:
         if isinstance(expr, And):
-            return R.both(*(self.term(p, scope) for p in expr.parts))
+            return self._and(expr, scope)
         if isinstance(expr, Or):
             return R.alt(*(self.term(p, scope) for p in expr.parts))
         if isinstance(expr, Not):
@@ -112,6 +118,27 @@ class _Terms:
             return self._positional(expr, scope)
         raise _Unsupported(expr, f"the {expr.kind} kind has no grammar compiler")
 
+    def _and(self, expr: And, scope: Level) -> str:
+        """Parts that constrain every word of a sentence are fused into one pass over its words."""
+        every_word: list[str] = []
+        rest: list[str] = []
+        for part in expr.parts:
+            if scope is Level.SENTENCE and isinstance(part, ForEach) and part.quantifier is Quantifier.ALL \
+                    and part.level is Level.WORD and _is_text(part.of):
+                every_word.append(self.term(part.body, Level.WORD))
+            elif scope is Level.SENTENCE and isinstance(part, Count) and _is_text(part.of) and part.string \
+                    and part.level is Level.WORD and _absent(part) and \
+                    _LETTERS.fullmatch(self.profile.normalize(part.string, part.case_sensitive)):
+                target = self.profile.normalize(part.string, part.case_sensitive)
+                every_word.append(R.neg(R.ci(target, part.case_sensitive)))
+            else:
+                rest.append(self.term(part, scope))
+        if len(every_word) > 1:
+            rest.append(R.every_run(R.both(*every_word)))
+        elif every_word:
+            rest.append(R.every_run(every_word[0]))
+        return R.both(*rest)
+
     # counts --------------------------------------------------------------------------------------
     def _count(self, node: Count, scope: Level) -> str:
         per = node.per
@@ -125,6 +152,9 @@ class _Terms:
         rel, v = node.rel, node.value
         if node.string is None and (node.level is Level.CHAR or (node.level is Level.WORD and scope is Level.SENTENCE)):
             return self._between(node, scope)
+        if node.string is not None and node.level is Level.WORD and scope is Level.SENTENCE and _absent(node):
+            target = self.profile.normalize(node.string, node.case_sensitive)
+            return R.every_run(R.neg(R.ci(target, node.case_sensitive))) if _LETTERS.fullmatch(target) else R.ANY
 
         def at_least(k: int) -> str:
             return self._at_least(node, scope, k)
@@ -252,6 +282,11 @@ class _Terms:
         if q is Quantifier.AT_MOST:
             return R.neg(R.at_least_runs(inner, k + 1))
         return R.both(R.at_least_runs(inner, k), R.neg(R.at_least_runs(inner, k + 1)))
+
+
+def _absent(node: Count) -> bool:
+    """Whether a count only says "none": == 0, < 1, <= 0."""
+    return (node.rel, node.value) in ((Rel.EQ, 0), (Rel.LT, 1), (Rel.LE, 0))
 
 
 def _quantified(q: Quantifier, k: int | None, passing: int) -> bool:
@@ -451,8 +486,7 @@ class _Structure:
             if "\n" in text or (rest and not Constraint(_and(rest), Level.SENTENCE, profile).check(emitted).passed):
                 self.terms.failures.append((str(fixed[0]), "the fixed sentence cannot meet the other parts"))
             return R.lit(emitted)
-        shape = R.sentence_shape(self.terms.profile.no_final)
-        return R.both(shape, *(self.terms.term(e, Level.SENTENCE) for e in exprs))
+        return R.both(self.terms.sentence_shape(), *(self.terms.term(e, Level.SENTENCE) for e in exprs))
 
     def _sequence(self, plan: _Plan, scope: Level) -> str:
         child = _BELOW[scope]
@@ -460,7 +494,9 @@ class _Structure:
         at = dict(plan.at)
         first = max((i for i in at if i > 0), default=0)
         last = max((-i for i in at if i < 0), default=0)
-        counts = plan.counts.widen(first + last + 1)
+        limits = self.terms.limits
+        bound = limits.paragraph_sentences if child is Level.SENTENCE else limits.passage_paragraphs
+        counts = (plan.counts & _Counts.where(Rel.LE, bound)).widen(first + last + 1)
         allowed = sorted(n for n in counts.small if n >= 1)
         default = self.rule(plan.every, child)
         alternatives = []
@@ -517,6 +553,35 @@ def _hints(expr: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds the compiled grammar adds so that every generation ends (a small model left free to write
+    "and" forever would hit ``max_tokens`` instead). Each bound is raised to fit the constraint's own numbers
+    (a sentence that must have 60 words may have up to 60 + ``slack``)."""
+
+    word_chars: int = 24
+    sentence_words: int = 40
+    paragraph_sentences: int = 8
+    passage_paragraphs: int = 6
+    slack: int = 8
+
+    def fit(self, largest: int) -> Limits:
+        raise_to = largest + self.slack
+        return Limits(max(self.word_chars, raise_to), max(self.sentence_words, raise_to),
+                      max(self.paragraph_sentences, raise_to), max(self.passage_paragraphs, raise_to), self.slack)
+
+
+def _largest(expr: object) -> int:
+    """The largest count, quantifier bound or position the constraint mentions."""
+    found = [abs(v) for v in (getattr(expr, "value", None), getattr(expr, "k", None), getattr(expr, "index", None))
+             if isinstance(v, int)]
+    for name in ("of", "part", "body"):
+        if hasattr(expr, name):
+            found.append(_largest(getattr(expr, name)))
+    found += [_largest(p) for p in getattr(expr, "parts", ()) or ()]
+    return max(found, default=0)
+
+
 # ------------------------------------------------------------------------------------------ entry point
 @dataclass
 class _Compiled:
@@ -524,18 +589,19 @@ class _Compiled:
     failures: list[tuple[str, str]] = field(default_factory=list)
 
 
-def to_lark(constraint: Constraint) -> _Compiled:
+def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
     """The Lark source for ``constraint`` and the parts that could not be compiled."""
     profile = _profile(constraint.profile)
     level = constraint.level or Level.PASSAGE
     terms = _Terms(profile, drops_period=profile.sentence_drops_period and level.rank > Level.SENTENCE.rank)
+    terms.limits = limits = limits.fit(_largest(constraint.body))
     if level is Level.CHAR:
         return _Compiled("", [(str(constraint.body), "a single-character text has no grammar")])
     if level is Level.WORD:
-        text = R.both(R.WORD, terms.term(constraint.body, Level.WORD))
+        text = R.both(R.WORD, R.rx(f".{{1,{limits.word_chars}}}"), terms.term(constraint.body, Level.WORD))
         return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
     if level is Level.SENTENCE:
-        text = R.both(R.sentence_shape(profile.no_final), terms.term(constraint.body, Level.SENTENCE))
+        text = R.both(terms.sentence_shape(), terms.term(constraint.body, Level.SENTENCE))
         return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
     structure = _Structure(terms)
     try:
@@ -547,13 +613,13 @@ def to_lark(constraint: Constraint) -> _Compiled:
     return _Compiled(f"start: {top}\n{rules}\n", terms.failures)
 
 
-def compile_constraint(constraint: Constraint, verify: bool = True) -> Grammar:
+def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limits = Limits()) -> Grammar:
     """A ``Grammar`` every text of which passes ``constraint``, or ``NotExpressible`` naming what has none.
 
     With ``verify`` (the default) a witness text is drawn from the grammar and checked; an empty grammar
     (contradictory parts, or values the text shape cannot hold, like the word "don't") is reported too.
     """
-    compiled = to_lark(constraint)
+    compiled = to_lark(constraint, limits)
     if compiled.failures:
         raise NotExpressible(compiled.failures)
     grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}")
