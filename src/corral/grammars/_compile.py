@@ -483,7 +483,9 @@ class _Structure:
             emitted = text if text[-1:] in ".!?" else text + "."
             rest = [e for e in exprs if e is not fixed[0]]
             profile = self.terms.profile.name
-            if "\n" in text or (rest and not Constraint(_and(rest), Level.SENTENCE, profile).check(emitted).passed):
+            if not _one_sentence(emitted, fixed[0], profile):
+                self.terms.failures.append((str(fixed[0]), f"the fixed sentence is not one sentence under {profile}"))
+            elif rest and not Constraint(_and(rest), Level.SENTENCE, profile).check(emitted).passed:
                 self.terms.failures.append((str(fixed[0]), "the fixed sentence cannot meet the other parts"))
             return R.lit(emitted)
         return R.both(self.terms.sentence_shape(), *(self.terms.term(e, Level.SENTENCE) for e in exprs))
@@ -521,6 +523,21 @@ class _Structure:
                     parts.append(f"{sep} " + f" {sep} ".join(tail))
                 alternatives.append(" ".join(parts))
         return " | ".join(f"({a})" for a in alternatives) if alternatives else R.NOTHING
+
+
+def _one_sentence(emitted: str, fixed: Match, profile: str) -> bool:
+    """Whether the profile sees ``emitted`` as one sentence equal to the target, wherever it stands."""
+    if "\n" in emitted:
+        return False
+    found = get_profile(profile)
+    target = found.normalize(fixed.value, fixed.case_sensitive)
+    for text, index in ((emitted, 0), (f"Ab cd. {emitted}", 1), (f"{emitted} Ab cd.", 0), (f"Ab cd. {emitted} Ef.", 1)):
+        units = found.split(text, Level.SENTENCE)
+        if len(units) != text.count("Ab cd.") + text.count("Ef.") + 1:
+            return False
+        if found.normalize(units[index][0], fixed.case_sensitive) != target:
+            return False
+    return True
 
 
 def _runs(values: list[int]) -> list[tuple[int, int]]:
@@ -622,11 +639,16 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     compiled = to_lark(constraint, limits)
     if compiled.failures:
         raise NotExpressible(compiled.failures)
+    if f"TEXT: {R.NOTHING}" in compiled.lark:
+        raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
     grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}")
     grammar.validate()
-    if verify:
-        from ._sample import witness
+    from ._sample import engine_check, witness
 
+    problem = engine_check(grammar)
+    if problem:
+        raise NotExpressible([(str(constraint.body), f"too complex for the grammar engine ({problem})")])
+    if verify:
         text = witness(grammar, hints=_hints(constraint.body))
         if text is None:
             raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])

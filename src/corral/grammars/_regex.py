@@ -50,6 +50,10 @@ _NO_FINAL = (
 )
 
 
+NOTHING = "(/a/ & /b/)"
+"""The empty language (what an unsatisfiable part compiles to); the builders below simplify around it."""
+
+
 def lit(text: str) -> str:
     """A string terminal."""
     return json.dumps(text, ensure_ascii=False)
@@ -61,18 +65,28 @@ def rx(pattern: str) -> str:
 
 
 def seq(*parts: str) -> str:
+    if NOTHING in parts:
+        return NOTHING
     return "(" + " ".join(p for p in parts if p) + ")"
 
 
 def alt(*parts: str) -> str:
+    parts = tuple(p for p in parts if p != NOTHING) or (NOTHING,)
     return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
 
 
 def both(*parts: str) -> str:
+    if NOTHING in parts:
+        return NOTHING
+    parts = tuple(p for p in parts if p != ANY) or (ANY,)
     return parts[0] if len(parts) == 1 else "(" + " & ".join(parts) + ")"
 
 
 def neg(part: str) -> str:
+    if part == NOTHING:
+        return ANY
+    if part == ANY:
+        return NOTHING
     if part.startswith("~"):
         return part[1:]
     return "~" + part if part.startswith("(") else "~(" + part + ")"
@@ -87,8 +101,6 @@ def rep(part: str, lo: int, hi: int | None) -> str:
     return f"({part}){{{lo},{'' if hi is None else hi}}}"
 
 
-NOTHING = "(" + ANY + " & ~" + ANY + ")"
-"""The empty language (what an unsatisfiable part compiles to)."""
 
 
 def case_pattern(text: str, case_sensitive: bool) -> str:

@@ -45,6 +45,16 @@ def _matcher(grammar: Grammar):
     return matcher
 
 
+def engine_check(grammar: Grammar) -> str | None:
+    """The engine's complaint about ``grammar`` (e.g. lexer fuel exhausted on a hard intersection), if any."""
+    try:
+        matcher = _matcher(grammar)
+    except ValueError as exc:
+        return str(exc).splitlines()[0]
+    matcher.compute_bitmask()
+    return matcher.get_error().splitlines()[0] if matcher.is_error() else None
+
+
 def _allowed(matcher) -> list[int]:
     mask = np.frombuffer(matcher.compute_bitmask(), dtype=np.uint8)
     return np.flatnonzero(np.unpackbits(mask, bitorder="little")[: EOS + 1]).tolist()
@@ -133,7 +143,7 @@ def sample(grammar: Grammar, choose: Callable[[list[int]], int], max_bytes: int 
             return None
         token = choose(allowed)
         if token == EOS:
-            return out.decode("utf-8", errors="replace")
+            return out.decode("utf-8", errors="replace") if matcher.is_accepting() else None
         if not matcher.consume_token(token):
             return None
         out.append(token)
