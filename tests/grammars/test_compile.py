@@ -110,7 +110,8 @@ def _passage_body() -> st.SearchStrategy:
                   st.sampled_from(WORDS)),
     )
     counts = st.builds(lambda r, n: Count(TEXT, Level.SENTENCE, r, n), rels, st.integers(1, 5))
-    return st.lists(sentence_level | counts, min_size=1, max_size=3).map(lambda p: p[0] if len(p) == 1 else And(tuple(p)))
+    parts = st.lists(sentence_level | counts, min_size=1, max_size=3)
+    return parts.map(lambda p: p[0] if len(p) == 1 else And(tuple(p)))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
