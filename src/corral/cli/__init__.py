@@ -113,6 +113,60 @@ def _check_batch(path: Path, output: Path | None, workers: int | None) -> int:
     return EXIT_BAD_INPUT if bad else EXIT_PASS
 
 
+@app.command("generate")
+def generate_command(
+    prompt: Annotated[str, typer.Argument(help="The user message.")],
+    model: Annotated[str, typer.Option(help="smollm2 | transformers:smollm2 | openai:NAME | path.gguf")] = "smollm2",
+    base_url: Annotated[str | None, typer.Option(help="Server URL for openai:NAME.")] = None,
+    constraint: Annotated[str | None, typer.Option(help="Constrain (and check) with this constraint.")] = None,
+    schema: Annotated[Path | None, typer.Option(help="Constrain to JSON valid against this schema file.")] = None,
+    lark: Annotated[Path | None, typer.Option(help="Constrain with this Lark grammar file.")] = None,
+    regex: Annotated[str | None, typer.Option(help="Constrain to this regular expression.")] = None,
+    n: Annotated[int, typer.Option(help="Samples.")] = 1,
+    temperature: Annotated[float, typer.Option(help="0 is greedy.")] = 0.0,
+    top_p: Annotated[float, typer.Option()] = 1.0,
+    max_tokens: Annotated[int, typer.Option()] = 256,
+    seed: Annotated[int, typer.Option()] = 0,
+    free: Annotated[bool, typer.Option("--free", help="With --constraint: only check, decode freely.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per output.")] = False,
+) -> None:
+    """Generate with a model and print each output (with --constraint, its verdict; exit 1 if any fails)."""
+    from corral.grammars import GrammarError
+    from corral.models import ModelError, Request, Sampling, load_model
+
+    from ._generate import completion_json, grammar_from_options
+
+    spec = _load_spec(constraint, None) if constraint is not None else None
+    try:
+        sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed, n=n)
+        grammar = grammar_from_options(None if free else spec, schema, lark, regex)
+    except (ValueError, GrammarError) as exc:
+        raise _fail(str(exc)) from None
+    options = {"base_url": base_url} if base_url else {}
+    try:
+        backend = load_model(model, **options)
+        results = backend.complete([Request.user(prompt, sampling, grammar)])[0]
+    except (ModelError, GrammarError) as exc:
+        raise _fail(str(exc)) from None
+    failed = False
+    for i, result in enumerate(results):
+        verdict = spec.check(result.text) if spec is not None else None
+        failed |= verdict is not None and not verdict.passed
+        failed |= result.finish_reason == "error"
+        if as_json:
+            out.print(completion_json(result.text, result.finish_reason, result.completion_tokens, result.seconds,
+                                      verdict.to_json() if verdict is not None else None), highlight=False)
+            continue
+        out.print(f"[bold]#{i + 1}[/bold] ({result.finish_reason}, {result.completion_tokens} tokens, "
+                  f"{result.tokens_per_second:.0f} tok/s)", highlight=False)
+        out.print(result.text or result.error or "", highlight=False, markup=False)
+        if verdict is not None:
+            out.print("[green]PASS[/green]" if verdict.passed else f"[red]FAIL[/red] {verdict.feedback}",
+                      highlight=False)
+    backend.close()
+    raise typer.Exit(EXIT_FAIL if failed else EXIT_PASS)
+
+
 @app.command("render")
 def render_command(spec: Annotated[str, typer.Argument(help="Constraint in the textual form (or JSON).")]) -> None:
     """Print the English instruction for SPEC."""

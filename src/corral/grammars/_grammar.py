@@ -101,7 +101,10 @@ class Grammar:
         except ValueError as exc:
             raise GrammarError(f"invalid {_NAMES[self.format]}: {_one_line(str(exc))}") from None
         if is_error:
-            raise GrammarError(f"invalid {_NAMES[self.format]}: {_one_line(messages[0] if messages else '')}")
+            message = _one_line(messages[0] if messages else "")
+            if self.format != "lark":  # positions refer to the engine's wrapper, not to the user's text
+                message = re.sub(r"^line \d+, column \d+: ", "", message)
+            raise GrammarError(f"invalid {_NAMES[self.format]}: {message}")
 
 
 _NAMES = {"lark": "Lark grammar", "regex": "regex", "json_schema": "JSON Schema"}

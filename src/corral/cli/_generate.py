@@ -1,0 +1,47 @@
+"""``corral generate``: sample from a model, free or under a grammar, and check outputs against a constraint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from corral.constraints import Constraint
+    from corral.grammars import Grammar
+
+
+def grammar_from_options(
+    constraint: Constraint | None, schema: Path | None, lark: Path | None, regex: str | None
+) -> Grammar | None:
+    """The one grammar the options ask for (``ValueError`` with a one-line reason if more than one, or bad)."""
+    from corral.grammars import Grammar, compile_constraint
+
+    given = [x is not None for x in (constraint, schema, lark, regex)]
+    if sum(given) > 1:
+        raise ValueError("give at most one of --constraint, --schema, --lark, --regex")
+    if constraint is not None:
+        return compile_constraint(constraint)
+    if schema is not None:
+        return Grammar.json_schema(_read(schema), description=f"JSON Schema {schema}")
+    if lark is not None:
+        return Grammar.lark(_read(lark), description=f"Lark grammar {lark}")
+    if regex is not None:
+        return Grammar.regex(regex)
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text") from None
+
+
+def completion_json(text: str, finish: str, tokens: int, seconds: float, verdict: dict | None) -> str:
+    row = {"text": text, "finish_reason": finish, "completion_tokens": tokens, "seconds": round(seconds, 3)}
+    if verdict is not None:
+        row["verdict"] = verdict
+    return json.dumps(row, ensure_ascii=False)
