@@ -68,6 +68,15 @@ class MatcherFactory:
         self.stats.mask_seconds.append(time.perf_counter() - started)
         return allowed
 
+    def forbidden(self, matcher, words: np.ndarray) -> np.ndarray:
+        """The boolean list of tokens to forbid next (the complement, unpacked directly: one pass fewer)."""
+        started = time.perf_counter()
+        matcher.unsafe_compute_mask_ptr(words.ctypes.data, words.nbytes)
+        np.invert(words, out=words)
+        forbidden = np.unpackbits(words.view(np.uint8), bitorder="little")[: self.vocab_size].view(np.bool_)
+        self.stats.mask_seconds.append(time.perf_counter() - started)
+        return forbidden
+
     def mask_buffer(self, rows: int = 1) -> np.ndarray:
         return np.zeros((rows, (self.vocab_size + 31) // 32), dtype=np.int32)
 
@@ -92,9 +101,9 @@ class SequenceMask:
             for token in input_ids[self._seen:]:
                 self.matcher.consume_token(int(token))
             self._seen = len(input_ids)
-        allowed = self.factory.allowed(self.matcher, self._words)
-        n = min(len(scores), len(allowed))
-        scores[:n][~allowed[:n]] = -np.inf
+        forbidden = self.factory.forbidden(self.matcher, self._words)
+        n = min(len(scores), len(forbidden))
+        np.copyto(scores[:n], -np.inf, where=forbidden[:n])
         if len(scores) > n:
             scores[n:] = -np.inf
         return scores

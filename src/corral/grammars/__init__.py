@@ -6,7 +6,7 @@ what it cannot express is reported per base constraint (``NotExpressible``). doc
 compiled grammars allow.
 """
 
-from ._compile import NotExpressible, compile_constraint
+from ._compile import Limits, NotExpressible, compile_constraint
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
 from ._sample import accepts, sample, witness
 
@@ -15,6 +15,7 @@ __all__ = [
     "Grammar",
     "GrammarError",
     "GrammarFormat",
+    "Limits",
     "NotExpressible",
     "accepts",
     "compile_constraint",

@@ -576,11 +576,11 @@ class Limits:
     "and" forever would hit ``max_tokens`` instead). Each bound is raised to fit the constraint's own numbers
     (a sentence that must have 60 words may have up to 60 + ``slack``)."""
 
-    word_chars: int = 24
-    sentence_words: int = 40
-    paragraph_sentences: int = 8
-    passage_paragraphs: int = 6
-    slack: int = 8
+    word_chars: int = 20
+    sentence_words: int = 30
+    paragraph_sentences: int = 6
+    passage_paragraphs: int = 5
+    slack: int = 2
 
     def fit(self, largest: int) -> Limits:
         raise_to = largest + self.slack

@@ -58,6 +58,9 @@ class LlamaCppModel:
         sampling = request.sampling
         mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None
         started = time.perf_counter()
+        # a fresh context per sample: reusing a cached prompt prefix changes the logits' rounding, and with it
+        # which token a seeded sampler picks, so the same request would not give the same text
+        self._llama.reset()
         out = self._llama.create_chat_completion(
             messages=list(request.messages),  # type: ignore[arg-type]
             temperature=sampling.temperature,

@@ -1,0 +1,98 @@
+"""Constrained decoding overhead on the llamacpp backend: tokens/s free vs under llguidance masks vs under
+llama.cpp's own grammar sampler, on the same prompts, in one run.
+
+    python benchmarks/decode_overhead.py [--prompts 8] [--max-tokens 64]
+
+Two workloads: COLLIE-v1 instances (their compiled constraint grammars; llama.cpp's sampler cannot take these)
+and JSON Schemas (the same schema for llguidance and for llama.cpp's JSON-Schema-to-GBNF converter). Greedy
+decoding; tokens/s = completion tokens / wall time of the whole workload; p50 mask time from the matcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from corral.collie import constraint_for
+from corral.collie._data import instances
+from corral.grammars import Grammar, NotExpressible, compile_constraint
+from corral.models import Request, Sampling, load_model
+
+SCHEMAS = [
+    {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+     "required": ["name", "age"]},
+    {"type": "object", "required": ["city", "tags"],
+     "properties": {"city": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}},
+]
+
+
+def _collie_requests(count: int, max_tokens: int) -> list[Request]:
+    requests: list[Request] = []
+    codes: dict[str, int] = {}
+    for inst in instances():
+        if codes.get(inst.code, 0) >= max(1, count // 10) or inst.code in ("c01", "c02", "c03"):
+            continue
+        try:
+            grammar = compile_constraint(constraint_for(inst.code, inst.targets))
+        except NotExpressible:
+            continue
+        codes[inst.code] = codes.get(inst.code, 0) + 1
+        requests.append(Request.user(inst.prompt, Sampling(max_tokens=max_tokens), grammar))
+        if len(requests) == count:
+            break
+    return requests
+
+
+def _run(model, requests: list[Request], native: bool = False) -> tuple[float, int]:
+    """tokens/s over the workload (native: llama.cpp's grammar sampler with the schema as GBNF)."""
+    from llama_cpp import LlamaGrammar
+
+    tokens, started = 0, time.perf_counter()
+    for request in requests:
+        if native:
+            grammar = LlamaGrammar.from_json_schema(json.dumps(request.grammar.schema), verbose=False)
+            out = model._llama.create_chat_completion(messages=list(request.messages), temperature=0.0, top_k=0,
+                                                      min_p=0.0, max_tokens=request.sampling.max_tokens,
+                                                      grammar=grammar, seed=0)
+            tokens += out["usage"]["completion_tokens"]
+        else:
+            [[completion]] = model.complete([request])
+            tokens += completion.completion_tokens
+    return tokens / (time.perf_counter() - started), tokens
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    args = parser.parse_args()
+    model = load_model("smollm2")
+    model.complete([Request.user("warm up", Sampling(max_tokens=8))])
+
+    collie = _collie_requests(args.prompts, args.max_tokens)
+    free = [Request(r.messages, r.sampling) for r in collie]
+    free_rate, free_tokens = _run(model, free)
+    model.masks.stats.mask_seconds.clear()
+    guided_rate, guided_tokens = _run(model, collie)
+    p50 = model.masks.stats.p50_mask_us()
+    compile_ms = sorted(model.masks.stats.compile_seconds)[len(model.masks.stats.compile_seconds) // 2] * 1e3
+
+    schema_requests = [Request.user(f"Reply with JSON for the schema {json.dumps(s)}",
+                                    Sampling(max_tokens=args.max_tokens), Grammar.json_schema(s))
+                       for s in SCHEMAS for _ in range(max(1, args.prompts // len(SCHEMAS)))]
+    schema_free = [Request(r.messages, r.sampling) for r in schema_requests]
+    s_free_rate, _ = _run(model, schema_free)
+    s_guided_rate, _ = _run(model, schema_requests)
+    s_native_rate, _ = _run(model, schema_requests, native=True)
+
+    print(f"COLLIE-v1 ({len(collie)} prompts): free {free_rate:.1f} tok/s ({free_tokens} tokens), "
+          f"llguidance {guided_rate:.1f} tok/s ({guided_tokens} tokens): overhead {1 - guided_rate / free_rate:+.1%}")
+    print(f"  p50 mask {p50:.0f} us/token, median grammar compile {compile_ms:.2f} ms")
+    print(f"JSON Schema ({len(schema_requests)} prompts): free {s_free_rate:.1f} tok/s, llguidance "
+          f"{s_guided_rate:.1f} tok/s (overhead {1 - s_guided_rate / s_free_rate:+.1%}), llama.cpp grammar "
+          f"{s_native_rate:.1f} tok/s: llguidance / llama.cpp = {s_guided_rate / s_native_rate:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
