@@ -577,9 +577,9 @@ class Limits:
     (a sentence that must have 60 words may have up to 60 + ``slack``)."""
 
     word_chars: int = 20
-    sentence_words: int = 30
-    paragraph_sentences: int = 6
-    passage_paragraphs: int = 5
+    sentence_words: int = 25
+    paragraph_sentences: int = 4
+    passage_paragraphs: int = 4
     slack: int = 2
 
     def fit(self, largest: int) -> Limits:

@@ -1,0 +1,466 @@
+"""The ``openai`` backend: any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp's servers).
+
+Servers fail in ordinary ways (rate limits, restarts, overload, truncated bodies), so the retry policy is ours, not
+the SDK's (whose client runs with ``max_retries=0``): it is bounded, visible (``OpenAIModel.retries``), uses
+exponential backoff with full jitter so that many clients do not retry in step, and honours ``Retry-After``. A
+request that still fails comes back as an ``error`` completion naming the server, the attempts and the last
+failure, so a long run loses nothing silently. A request the server refuses outright (400, 401, 404, ...) raises
+``ModelError`` instead: retrying cannot help, and every other request of the batch would fail the same way.
+
+Reachability is checked on the first ``complete`` call, not at construction: a model whose answers all come from a
+cache never touches the network, and a server may be started after its model is built. A server that was never
+reached fails fast with a one-line error naming the URL; once it has answered, connection failures count as
+transient (a restart, an overloaded proxy) and are retried.
+
+Grammars travel in whichever request field the server understands; ``grammar_mode`` says which (``GRAMMAR_MODES``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import email.utils
+import json
+import os
+import random
+import re
+import threading
+import time
+import weakref
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from urllib.parse import urlsplit
+
+from corral.registry import backends
+
+from ._protocol import Completion, ModelError, Request
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+    from corral.grammars import Grammar
+
+T = TypeVar("T")
+
+GrammarMode = Literal["auto", "json_schema", "llamacpp", "vllm", "vllm-legacy"]
+
+GRAMMAR_MODES: dict[str, str] = {
+    "auto": "JSON-Schema grammars as response_format json_schema (strict), the OpenAI way; Lark and regex refused",
+    "json_schema": "the same as auto, stated explicitly (OpenAI, and vLLM's OpenAI-style response_format)",
+    "llamacpp": "JSON-Schema grammars as response_format {type: json_object, schema}, which both llama-cpp-python's "
+    "server and llama.cpp's llama-server take; Lark and regex refused (these servers take only GBNF)",
+    "vllm": "extra_body structured_outputs {json | regex | grammar} (vLLM >= 0.12; Lark needs its guidance backend)",
+    "vllm-legacy": "extra_body guided_json / guided_regex / guided_grammar (vLLM before 0.12)",
+}
+"""What each ``grammar_mode`` sends; a grammar a mode cannot carry is refused before anything is sent."""
+
+RETRY_STATUSES = frozenset({408, 409, 429})
+"""Statuses worth retrying besides every 5xx: timeouts, conflicts and rate limits pass; other 4xx are final."""
+
+OPENAI_URL = "https://api.openai.com/v1"
+_OPENAI_MODEL = re.compile(r"^(gpt-|chatgpt-|o\d|ft:gpt-|davinci|babbage)")
+
+
+class _Malformed(Exception):
+    """A 2xx answer that is not a chat completion (no choices, no message): a broken proxy or a truncated body."""
+
+
+class OpenAIModel:
+    """A model behind an OpenAI-compatible server; all (request, sample) pairs of a batch run concurrently.
+
+    Each sample is its own HTTP request (``n=1``) carrying ``seed = sampling.seed_for(j)``, so samples are
+    distinct and reproducible wherever the server honours seeds, and one failed sample costs one sample. A
+    completion's ``seconds`` runs from when its request may start (a ``concurrency`` slot is free) to its answer,
+    retries included, so queueing behind our own batch does not count but a slow or flaky server does.
+    ``retries`` counts retries over the model's life (tests and run logs read it).
+    """
+
+    backend = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 16,
+        timeout: float = 60,
+        max_retries: int = 5,
+        grammar_mode: GrammarMode = "auto",
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        retry_after_max: float = 60.0,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if grammar_mode not in GRAMMAR_MODES:
+            raise ModelError(f"unknown grammar_mode {grammar_mode!r}; choose one of {', '.join(GRAMMAR_MODES)}")
+        if concurrency < 1 or timeout <= 0 or min(max_retries, backoff_base, backoff_max, retry_after_max) < 0:
+            raise ModelError("concurrency and timeout must be positive; max_retries and the waits must be >= 0")
+        self.name = model
+        self.base_url = _base_url(model, base_url)
+        self.api_key_env = api_key_env
+        self.concurrency = concurrency
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.grammar_mode: GrammarMode = grammar_mode
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.retry_after_max = retry_after_max
+        self.extra_body = dict(extra_body or {})
+        self.retries = 0
+        self._api_key = _api_key(api_key_env, self.base_url)
+        self._reached = False
+        self._lock = threading.Lock()
+        self._session: _Session | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    # ------------------------------------------------------------------------------------------- public
+    def complete(self, requests: Sequence[Request]) -> list[list[Completion]]:
+        """Blocking for the caller (from any thread, with or without a running event loop); concurrent inside."""
+        jobs = [(self._arguments(request, j), request) for request in requests for j in range(request.sampling.n)]
+        if not jobs:
+            return [[] for _ in requests]
+        session = self._open()
+        flat = session.run(self._complete_all(session, jobs))
+        out: list[list[Completion]] = []
+        position = 0
+        for request in requests:
+            out.append(flat[position:position + request.sampling.n])
+            position += request.sampling.n
+        return out
+
+    def close(self) -> None:
+        """Close the HTTP client (no pooled connection outlives it) and stop the private event loop."""
+        with self._lock:
+            finalizer, self._finalizer, self._session = self._finalizer, None, None
+        if finalizer is not None:
+            finalizer()
+
+    def __enter__(self) -> OpenAIModel:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.name!r}, base_url={self.base_url!r}, grammar_mode={self.grammar_mode!r})"
+
+    # ------------------------------------------------------------------------------------------- requests
+    def _arguments(self, request: Request, j: int) -> dict[str, Any]:
+        """The keyword arguments of one sample's ``chat.completions.create`` (grammar refusals happen here)."""
+        sampling = request.sampling
+        arguments: dict[str, Any] = {
+            "model": self.name,
+            "messages": [dict(message) for message in request.messages],
+            "temperature": sampling.temperature,
+            "top_p": sampling.top_p,
+            "max_tokens": sampling.max_tokens,
+            "n": 1,
+        }
+        if sampling.stop:
+            arguments["stop"] = list(sampling.stop)
+        seed = sampling.seed_for(j)
+        if seed is not None:
+            arguments["seed"] = seed
+        body = dict(self.extra_body)
+        if request.grammar is not None:
+            fields = grammar_fields(request.grammar, self.grammar_mode, self.base_url)
+            if "response_format" in fields and self.grammar_mode in ("auto", "json_schema"):
+                arguments["response_format"] = fields.pop("response_format")
+            body.update(fields)
+        if body:
+            arguments["extra_body"] = body
+        return arguments
+
+    async def _complete_all(self, session: _Session, jobs: list[tuple[dict[str, Any], Request]]) -> list[Completion]:
+        if not self._reached:
+            await self._probe(session.client)
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(self._sample(session, arguments, request)) for arguments, request in jobs]
+        except BaseExceptionGroup as failures:
+            refused = [exc for exc in failures.exceptions if isinstance(exc, ModelError)]
+            if refused:
+                raise refused[0] from None
+            raise
+        return [task.result() for task in tasks]
+
+    async def _probe(self, client: AsyncOpenAI) -> None:
+        """Fail fast, naming the URL, when nothing answers there; any HTTP answer at all counts as reachable."""
+        import openai
+
+        try:
+            await client.with_options(timeout=min(self.timeout, 10.0)).models.list()
+        except openai.APITimeoutError:
+            raise ModelError(
+                f"the server at {self.base_url} did not answer within {min(self.timeout, 10.0):g} s"
+            ) from None
+        except openai.APIConnectionError as exc:
+            raise ModelError(f"cannot reach a server at {self.base_url}: {_cause(exc)}") from None
+        except Exception:
+            pass  # a 404 or an odd body still proves that a server is there
+        self._reached = True
+
+    async def _sample(self, session: _Session, arguments: dict[str, Any], request: Request) -> Completion:
+        import openai
+
+        async with session.semaphore:
+            started = time.perf_counter()
+            failure = ""
+            attempts = self.max_retries + 1
+            for attempt in range(attempts):
+                retry_after: float | None = None
+                try:
+                    response = await session.client.chat.completions.create(**arguments)
+                    choice = _first_choice(response)
+                except openai.APIStatusError as exc:
+                    if exc.status_code < 500 and exc.status_code not in RETRY_STATUSES:
+                        raise self._refusal(exc, request) from None
+                    failure = f"HTTP {exc.status_code}: {_server_message(exc)}"
+                    retry_after = _retry_after(exc.response.headers)
+                except openai.APITimeoutError:
+                    failure = f"no answer within {self.timeout:g} s"
+                except openai.APIConnectionError as exc:
+                    failure = f"connection failed: {_cause(exc)}"
+                except (json.JSONDecodeError, openai.APIResponseValidationError, _Malformed) as exc:
+                    failure = f"malformed response: {_one_line(str(exc))}"
+                else:
+                    usage = getattr(response, "usage", None)
+                    refusal = getattr(choice.message, "refusal", None)
+                    error = f"the model refused: {_one_line(refusal)[:300]}" if refusal else None
+                    if choice.finish_reason == "content_filter":
+                        error = "the server's content filter stopped the output"
+                    return Completion(
+                        text=choice.message.content or "",
+                        finish_reason="error" if error else ("length" if choice.finish_reason == "length" else "stop"),
+                        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                        seconds=time.perf_counter() - started,
+                        constrained=request.grammar is not None,
+                        error=error,
+                    )
+                if attempt + 1 < attempts:
+                    self.retries += 1  # only the loop thread touches it, so no lock is needed
+                    await asyncio.sleep(self._delay(attempt, retry_after))
+            return Completion(
+                text="",
+                finish_reason="error",
+                seconds=time.perf_counter() - started,
+                constrained=request.grammar is not None,
+                error=f"{self.base_url}: gave up after {attempts} attempts ({attempts - 1} retries); last: {failure}"
+                + self._grammar_hint(request),
+            )
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Full jitter spreads clients that failed together; a server's ``Retry-After`` wins over it (the server
+        knows when it will have room), within ``retry_after_max`` so a wild value cannot stall a run."""
+        if retry_after is not None:
+            return min(retry_after, self.retry_after_max)
+        return random.uniform(0, min(self.backoff_max, self.backoff_base * 2**attempt))
+
+    def _refusal(self, exc: Any, request: Request) -> ModelError:
+        status = exc.status_code
+        hints = {
+            401: f" (check the key in ${self.api_key_env})",
+            403: f" (check the key in ${self.api_key_env} and its permissions)",
+            404: f" (is the model name {self.name!r} right, and does base_url end in /v1?)",
+        }
+        return ModelError(
+            f"the server at {self.base_url} refused the request with HTTP {status}: {_server_message(exc)}"
+            + hints.get(status, "")
+            + self._grammar_hint(request)
+        )
+
+    def _grammar_hint(self, request: Request) -> str:
+        if request.grammar is None:
+            return ""
+        return (f" [the {request.grammar.format} grammar went as grammar_mode={self.grammar_mode!r}; "
+                f"if this server takes grammars another way, pick another grammar_mode: {', '.join(GRAMMAR_MODES)}]")
+
+    # ------------------------------------------------------------------------------------------- session
+    def _open(self) -> _Session:
+        with self._lock:
+            if self._session is None:
+                self._session = _Session(self._client, self.concurrency)
+                self._finalizer = weakref.finalize(self, self._session.close)
+            return self._session
+
+    def _client(self) -> AsyncOpenAI:
+        try:
+            from openai import AsyncOpenAI
+        except ImportError as exc:
+            raise ModelError(f"the openai backend needs the openai package: {exc}") from None
+        return AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+
+
+class _Session:
+    """A private event loop in a daemon thread with one HTTP client.
+
+    Why a thread of its own: ``complete`` must work from any thread, including one that already runs an event
+    loop (a notebook), and an async client's pooled connections belong to the loop that opened them, so one
+    long-lived loop keeps them (and their TLS handshakes) across calls until ``close``.
+    """
+
+    def __init__(self, make_client: Callable[[], AsyncOpenAI], concurrency: int) -> None:
+        self.client: AsyncOpenAI = make_client()
+        self.semaphore = asyncio.Semaphore(concurrency)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="corral-openai", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise ModelError("the model was closed while this batch was running") from None
+        except BaseException:
+            future.cancel()  # an interrupted caller (Ctrl-C) must not leave requests running
+            raise
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop).result(timeout=10)
+        except Exception:
+            pass  # closing is best effort; the loop stops regardless
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=10)
+            if not self.thread.is_alive():
+                self.loop.close()
+
+    async def _shutdown(self) -> None:
+        """Cancel a batch still running (its caller gets a ``ModelError``, not a hang), then close the client."""
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+        await self.client.close()
+
+
+# ----------------------------------------------------------------------------------------------- grammars
+def grammar_fields(grammar: Grammar, mode: str, server: str = "this server") -> dict[str, Any]:
+    """The request fields that carry ``grammar`` in ``mode``, or a ``ModelError`` saying why it cannot travel.
+
+    Lark and regex grammars are not converted to GBNF for llama.cpp servers: no exact conversion exists (llguidance
+    converts only the other way), and an approximate one would silently enforce a different language.
+    """
+    kind = grammar.format
+    if mode in ("auto", "json_schema"):
+        if kind == "json_schema":
+            schema = {"name": f"corral_{grammar.hash}", "schema": grammar.schema, "strict": True}
+            return {"response_format": {"type": "json_schema", "json_schema": schema}}
+        raise ModelError(
+            f"grammar_mode={mode!r} sends only JSON-Schema grammars (as OpenAI's response_format), so {server} "
+            f"cannot be given this {kind} grammar; for a vLLM server use grammar_mode='vllm' (or 'vllm-legacy'); "
+            "llama.cpp servers take no Lark or regex grammar"
+        )
+    if mode == "llamacpp":
+        if kind == "json_schema":
+            return {"response_format": {"type": "json_object", "schema": grammar.schema}}
+        raise ModelError(
+            f"a llama.cpp server ({server}) takes grammars only as GBNF or JSON Schema, and a {kind} grammar has no "
+            "exact GBNF translation; use a JSON-Schema grammar, a vLLM server (grammar_mode='vllm'), or the local "
+            "llamacpp backend, which enforces Lark and regex grammars itself"
+        )
+    if mode == "vllm":
+        key = {"json_schema": "json", "regex": "regex", "lark": "grammar"}[kind]
+        return {"structured_outputs": {key: grammar.schema if kind == "json_schema" else grammar.source}}
+    if mode == "vllm-legacy":
+        key = {"json_schema": "guided_json", "regex": "guided_regex", "lark": "guided_grammar"}[kind]
+        return {key: grammar.schema if kind == "json_schema" else grammar.source}
+    raise ModelError(f"unknown grammar_mode {mode!r}; choose one of {', '.join(GRAMMAR_MODES)}")
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def _base_url(model: str, base_url: str | None) -> str:
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or ""
+    if not url:
+        if not _OPENAI_MODEL.match(model):
+            raise ModelError(
+                f"openai backend: no server given for model {model!r}; pass base_url= (e.g. http://127.0.0.1:8000/v1)"
+                " or set OPENAI_BASE_URL (only OpenAI's own models default to the OpenAI API)"
+            )
+        url = OPENAI_URL
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ModelError(f"openai backend: base_url must be an http(s) URL like http://127.0.0.1:8000/v1, not {url!r}")
+    return url.rstrip("/")
+
+
+def _api_key(env: str, url: str) -> str:
+    """The key from ``$env``, else a placeholder: local and self-hosted servers usually want none (and one that does
+    answers 401, which names ``$env``); only the OpenAI API itself is known to need one up front."""
+    key = os.environ.get(env, "")
+    if key:
+        return key
+    if urlsplit(url).hostname == urlsplit(OPENAI_URL).hostname:
+        raise ModelError(f"the OpenAI API at {url} needs a key: set ${env}")
+    return "none"
+
+
+def _first_choice(response: Any) -> Any:
+    choices = getattr(response, "choices", None)
+    if isinstance(response, str) or not choices:
+        raise _Malformed(f"no choices in the answer: {_one_line(str(response))[:200]}")
+    choice = choices[0]
+    if getattr(choice, "message", None) is None:
+        raise _Malformed("the first choice has no message")
+    return choice
+
+
+def _server_message(exc: Any) -> str:
+    """The server's own words: OpenAI-style ``{"error": {"message"}}``, FastAPI's ``detail``, or the body text."""
+    body = exc.body
+    message: Any = None
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else error
+        message = message or body.get("detail") or body.get("message")
+    if not message:
+        try:
+            message = exc.response.text
+        except Exception:  # a body that cannot be read says nothing more
+            message = None
+    return _one_line(str(message or exc.response.reason_phrase or "no message"))[:400]
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an HTTP date), if given."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _cause(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__ or exc
+    text = str(cause) or type(cause).__name__
+    return _one_line(f"{type(cause).__name__}: {text}" if cause is not exc else text)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@backends.register("openai")
+def _openai(model: str, **options: Any) -> OpenAIModel:
+    return OpenAIModel(model, **options)

@@ -1,0 +1,219 @@
+"""Real servers for the ``openai`` backend's tests: llama-cpp-python's OpenAI-compatible server, and a scripted one.
+
+The scripted server is a genuine HTTP server (stdlib, in a thread, on 127.0.0.1) rather than a mock, so the
+backend's whole stack (SDK, HTTP client, connection pool) meets real failures: status codes, headers, bodies that
+are not JSON, and connections that close.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+Reply = tuple[int, Mapping[str, str], bytes]
+"""One scripted answer: status, headers, body."""
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (the kernel picks it; tests bind it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# ------------------------------------------------------------------------------------------- scripted server
+def json_reply(status: int, body: Any, headers: Mapping[str, str] | None = None) -> Reply:
+    return status, {"Content-Type": "application/json", **(headers or {})}, json.dumps(body).encode()
+
+
+def raw_reply(status: int, body: bytes, content_type: str = "application/json", **headers: str) -> Reply:
+    return status, {"Content-Type": content_type, **headers}, body
+
+
+def completion_reply(text: str = "ok", prompt_tokens: int = 3, completion_tokens: int = 1) -> Reply:
+    """A well-formed chat completion, as an OpenAI server sends it."""
+    return json_reply(200, {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": "scripted",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    })
+
+
+def error_reply(status: int, message: str, **headers: str) -> Reply:
+    return json_reply(status, {"error": {"message": message, "type": "test_error"}}, headers)
+
+
+class ScriptedServer:
+    """Answers the n-th chat-completion POST with ``script[n]`` (the last entry repeats), and counts.
+
+    ``hits`` counts chat-completion requests (the reachability probe's ``GET /models`` is answered but not
+    counted); ``hit_times`` says when each arrived; ``open_connections`` is how many client connections are open
+    now, so a test can see that a closed model leaves none behind.
+    """
+
+    def __init__(self, script: Sequence[Reply] | Callable[[int], Reply]) -> None:
+        self.script = script
+        self.hits = 0
+        self.hit_times: list[float] = []
+        self.bodies: list[dict[str, Any]] = []
+        self.open_connections = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def reply(self, body: bytes) -> Reply:
+        with self._lock:
+            n = self.hits
+            self.hits += 1
+            self.hit_times.append(time.monotonic())
+            try:
+                self.bodies.append(json.loads(body))
+            except ValueError:
+                self.bodies.append({})
+        if callable(self.script):
+            return self.script(n)
+        return self.script[min(n, len(self.script) - 1)]
+
+    def connection(self, delta: int) -> None:
+        with self._lock:
+            self.open_connections += delta
+
+
+def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real servers do, so pooled connections are exercised
+
+        def setup(self) -> None:
+            super().setup()
+            server.connection(+1)
+
+        def finish(self) -> None:
+            try:
+                super().finish()
+            finally:
+                server.connection(-1)
+
+        def do_GET(self) -> None:
+            self._send(json_reply(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]}))
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self._send(server.reply(body))
+
+        def _send(self, reply: Reply) -> None:
+            status, headers, body = reply
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+# ------------------------------------------------------------------------------------------- llama.cpp server
+class LlamaServer:
+    """llama-cpp-python's OpenAI-compatible server as a child process on 127.0.0.1, which a test may kill.
+
+    Its output goes to ``log``; uvicorn's access lines there let a test count the completions it has served.
+
+    One thread by default (``CORRAL_TEST_LLAMA_THREADS`` overrides): llama.cpp's threads meet at a spinning barrier
+    after every op, so two threads on two busy cores (an xdist worker, a benchmark) slow a 12-token answer from
+    0.3 s to 45 s, measured; one thread costs little on a model this small and never waits for a sibling.
+    """
+
+    def __init__(self, gguf: Path, log: Path, port: int | None = None, threads: int | None = None,
+                 n_ctx: int = 512) -> None:
+        self.gguf = gguf
+        self.log = log
+        self.port = port or free_port()
+        self.threads = threads or int(os.environ.get("CORRAL_TEST_LLAMA_THREADS", "1"))
+        self.n_ctx = n_ctx
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self, timeout: float = 60) -> LlamaServer:
+        command = [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf), "--host", "127.0.0.1",
+            "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+            "--n_threads_batch", str(self.threads), "--verbose", "False",
+        ]
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self._wait_ready(timeout)
+        return self
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"llama server exited with {self.process.returncode}: {self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/models", timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"llama server on port {self.port} not ready after {timeout:g} s: {self.log_tail()}")
+
+    def served(self) -> int:
+        """How many chat completions this server has answered with 200, over all its lives."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return text.count('"POST /v1/chat/completions HTTP/1.1" 200')
+
+    def kill(self) -> None:
+        """Crash it (SIGKILL): no graceful shutdown, in-flight requests just lose their connections."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Terminate, then kill if it lingers."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+    def log_tail(self, lines: int = 15) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
