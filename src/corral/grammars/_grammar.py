@@ -56,7 +56,8 @@ class Grammar:
             return LLMatcher.grammar_from_lark(self.source)
         if self.format == "regex":
             return LLMatcher.grammar_from_regex(self.source)
-        return LLMatcher.grammar_from_json_schema(self.source)
+        # compact JSON: free whitespace lets a small model pad with newlines until max_tokens
+        return LLMatcher.grammar_from_json_schema(self.source, defaults={"whitespace_flexible": False})
 
     def to_json(self) -> dict[str, str]:
         return {"format": self.format, "source": self.source, "description": self.description}
