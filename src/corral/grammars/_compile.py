@@ -473,7 +473,10 @@ class _Structure:
         self._names[key] = name
         body = exprs[0] if len(exprs) == 1 else And(exprs) if exprs else None
         plans = [_Plan()] if body is None else self.plans(body, scope)
-        self.rules[name] = " | ".join(self._sequence(plan, scope) for plan in plans) or R.NOTHING
+        sequences = [seq for seq in (self._sequence(plan, scope) for plan in plans) if seq != R.NOTHING]
+        if not sequences:  # contradictory parts: a rule that matches nothing (a terminal, as llguidance needs)
+            self.rules["NOTHING"] = R.NOTHING
+        self.rules[name] = " | ".join(sequences) or "NOTHING"
         return name
 
     def _sentence(self, exprs: tuple[Expr, ...]) -> str:
@@ -639,13 +642,15 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     compiled = to_lark(constraint, limits)
     if compiled.failures:
         raise NotExpressible(compiled.failures)
-    if f"TEXT: {R.NOTHING}" in compiled.lark:
+    if f"TEXT: {R.NOTHING}" in compiled.lark or compiled.lark.startswith("start: p0\nNOTHING:"):
         raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
     grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}")
     grammar.validate()
     from ._sample import engine_check, witness
 
     problem = engine_check(grammar)
+    if problem and "NoExtensionBias" in problem:  # the engine found no first token: the grammar is empty
+        raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
     if problem:
         raise NotExpressible([(str(constraint.body), f"too complex for the grammar engine ({problem})")])
     if verify:
