@@ -83,8 +83,10 @@ SCHEMAS = [
      "required": ["id", "ok", "score"], "additionalProperties": False},
     {"type": "array", "items": {"type": "integer", "multipleOf": 5, "minimum": 0, "maximum": 100},
      "minItems": 2, "maxItems": 4},
-    {"type": "object", "properties": {"point": {"type": "object", "properties": {"x": {"type": "integer"},
-     "y": {"type": "integer"}}, "required": ["x", "y"], "additionalProperties": False},
+    # bounded integers: under sampling, an unbounded integer's digits can run past any token budget
+    {"type": "object", "properties": {"point": {"type": "object", "properties": {"x": {"type": "integer",
+     "minimum": -999, "maximum": 999}, "y": {"type": "integer", "minimum": -999, "maximum": 999}},
+     "required": ["x", "y"], "additionalProperties": False},
      "label": {"const": "origin"}}, "required": ["point", "label"], "additionalProperties": False},
 ]
 

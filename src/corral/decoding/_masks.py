@@ -21,10 +21,17 @@ _CACHE_SIZE = 512
 
 @dataclass
 class MaskStats:
-    """Where constrained decoding spends its time: compiles and per-token mask computations (seconds)."""
+    """Where constrained decoding spends its time: compiles and full mask computations (seconds)."""
 
     compile_seconds: list[float] = field(default_factory=list)
     mask_seconds: list[float] = field(default_factory=list)
+    accepted_tokens: int = 0  # the model's own choice, allowed by the grammar: no mask computed
+    masked_tokens: int = 0  # refused, then sampled again under a full mask
+    constraint_seconds: float = 0.0  # all time inside SequenceMask: checks, masks, consumes (not compiles)
+
+    def masked_fraction(self) -> float:
+        total = self.accepted_tokens + self.masked_tokens
+        return self.masked_tokens / total if total else 0.0
 
     def p50_mask_us(self) -> float:
         return float(np.median(self.mask_seconds) * 1e6) if self.mask_seconds else 0.0
@@ -60,14 +67,6 @@ class MatcherFactory:
                     self._prototypes.popitem(last=False)
         return proto.deep_copy()
 
-    def allowed(self, matcher, words: np.ndarray) -> np.ndarray:
-        """The boolean allow-list of the next token (``words`` is a reusable int32 buffer of the mask's size)."""
-        started = time.perf_counter()
-        matcher.unsafe_compute_mask_ptr(words.ctypes.data, words.nbytes)
-        allowed = np.unpackbits(words.view(np.uint8), bitorder="little")[: self.vocab_size].view(np.bool_)
-        self.stats.mask_seconds.append(time.perf_counter() - started)
-        return allowed
-
     def forbidden(self, matcher, words: np.ndarray) -> np.ndarray:
         """The boolean list of tokens to forbid next (the complement, unpacked directly: one pass fewer)."""
         started = time.perf_counter()
@@ -82,33 +81,55 @@ class MatcherFactory:
 
 
 class SequenceMask:
-    """A llama-cpp-python logits processor that keeps one sequence inside a grammar.
+    """Keeps one sequence inside a grammar, model's choice first.
 
-    It is called with all token ids so far (prompt included) and the next token's logits; it feeds the tokens
-    sampled since the last call to the matcher, then sets every disallowed logit to ``-inf``.
+    A backend samples the next token as if unconstrained and offers it with ``accept``. Most tokens pass (about
+    85% on COLLIE-v1, greedy), and checking one costs ~10 µs against ~450 µs for a full mask over the 49k
+    SmolLM2 vocabulary. Only a refused token triggers ``forbid``, which computes the mask, sets every
+    disallowed logit to ``-inf``; the backend then samples again and calls ``consume``. llama.cpp's common
+    sampler uses the same grammar-first order.
+
+    For greedy decoding and pure temperature sampling, the output is a token the model ranks highest, or draws,
+    among those the grammar allows. llguidance's mask can be narrower than what the grammar accepts, because it
+    prefers canonical tokenisations of forced text, so the model's own choice of a valid but non-canonical token
+    is kept.
     """
 
     def __init__(self, factory: MatcherFactory, grammar: Grammar) -> None:
         self.factory = factory
         self.matcher = factory.matcher(grammar)
         self._words = factory.mask_buffer()[0]
-        self._seen: int | None = None
 
-    def __call__(self, input_ids: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        if self._seen is None:
-            self._seen = len(input_ids)
-        else:
-            for token in input_ids[self._seen:]:
-                self.matcher.consume_token(int(token))
-            self._seen = len(input_ids)
+    def accept(self, token: int) -> bool:
+        """Consume the model's own choice if the grammar allows it (the fast path)."""
+        started = time.perf_counter()
+        ok = self.matcher.try_consume_tokens([token]) == 1
+        stats = self.factory.stats
+        stats.accepted_tokens += ok
+        stats.constraint_seconds += time.perf_counter() - started
+        return ok
+
+    def forbid(self, logits: np.ndarray) -> bool:
+        """Set every logit the grammar forbids to ``-inf``, in place; False when it allows nothing."""
+        started = time.perf_counter()
         forbidden = self.factory.forbidden(self.matcher, self._words)
-        n = min(len(scores), len(forbidden))
-        np.copyto(scores[:n], -np.inf, where=forbidden[:n])
-        if len(scores) > n:
-            scores[n:] = -np.inf
-        return scores
+        n = min(len(logits), len(forbidden))
+        np.copyto(logits[:n], -np.inf, where=forbidden[:n])
+        if len(logits) > n:
+            logits[n:] = -np.inf
+        stats = self.factory.stats
+        stats.masked_tokens += 1
+        stats.constraint_seconds += time.perf_counter() - started
+        return not bool(forbidden[:n].all())
+
+    def consume(self, token: int) -> bool:
+        """Consume a token sampled under the mask; False (and ``failed`` says why) if it left the grammar."""
+        started = time.perf_counter()
+        ok = bool(self.matcher.consume_token(token))
+        self.factory.stats.constraint_seconds += time.perf_counter() - started
+        return ok
 
     @property
     def failed(self) -> str | None:
-        """The matcher's error, if the sampled tokens ever left the grammar (a bug, never silent)."""
+        """The matcher's error, if the sequence ever left the grammar (a bug, never silent)."""
         return self.matcher.get_error() if self.matcher.is_error() else None

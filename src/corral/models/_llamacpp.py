@@ -1,8 +1,12 @@
 """The ``llamacpp`` backend: llama-cpp-python on a GGUF (by default the bundled SmolLM2-135M-Instruct).
 
-The GGUF carries its chat template, which llama-cpp-python applies. Grammars are enforced with llguidance masks
-applied as a logits processor (``corral.decoding.SequenceMask``), not with llama.cpp's own grammar sampler,
-which costs about half the throughput (see docs/performance.md).
+Corral runs its own token loop on llama-cpp-python's context instead of ``create_chat_completion``. The prompt
+is built with the GGUF's chat template, llama.cpp decodes, and a C sampler chain (greedy, or top-p, temperature
+and a seeded draw) picks each token. A grammar is enforced model-first by ``corral.decoding.SequenceMask``: the
+sampled token is kept when the grammar allows it, and only otherwise is the llguidance mask written into
+llama.cpp's logits and the token drawn again. The Python logits-processor path costs a numpy record array over
+49k entries per token, and llama.cpp's own grammar sampler walks the grammar for every candidate; see
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -12,11 +16,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from corral.decoding import MatcherFactory, SequenceMask
 from corral.registry import backends
 
 from ._bundled import resolve_gguf
-from ._protocol import Completion, ModelError, Request
+from ._protocol import Completion, Message, ModelError, Request, Sampling
 
 
 class LlamaCppModel:
@@ -38,6 +44,7 @@ class LlamaCppModel:
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"could not load {self.path}: {exc}") from None
         self._factory: MatcherFactory | None = None
+        self._chat_template = _chat_template(self._llama, self.path)
 
     @property
     def masks(self) -> MatcherFactory:
@@ -52,42 +59,108 @@ class LlamaCppModel:
     def complete(self, requests: Sequence[Request]) -> list[list[Completion]]:
         return [[self._sample(request, i) for i in range(request.sampling.n)] for request in requests]
 
-    def _sample(self, request: Request, i: int) -> Completion:
-        from llama_cpp import LogitsProcessorList
+    def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
+        """The chat rendered with the GGUF's own template, tokenised with special tokens."""
+        rendered = self._chat_template(messages=list(messages))  # type: ignore[arg-type]
+        return self._llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special,
+                                    special=True)
 
-        sampling = request.sampling
-        mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None
+    def _sample(self, request: Request, i: int) -> Completion:
+        import llama_cpp
+
         started = time.perf_counter()
-        # a fresh context per sample: reusing a cached prompt prefix changes the logits' rounding, and with it
-        # which token a seeded sampler picks, so the same request would not give the same text
-        self._llama.reset()
-        out = self._llama.create_chat_completion(
-            messages=list(request.messages),  # type: ignore[arg-type]
-            temperature=sampling.temperature,
-            top_p=sampling.top_p,
-            top_k=0,
-            min_p=0.0,
-            max_tokens=sampling.max_tokens,
-            stop=list(sampling.stop) or None,
-            seed=sampling.seed_for(i),
-            logits_processor=LogitsProcessorList([mask]) if mask is not None else None,
-        )
-        seconds = time.perf_counter() - started
-        choice = out["choices"][0]  # type: ignore[index]
-        usage = out["usage"]  # type: ignore[index]
-        error = mask.failed if mask is not None else None
+        sampling = request.sampling
+        prompt = self.prompt_tokens(request.messages)
+        room = self._llama.n_ctx() - len(prompt)
+        if room < 1:
+            return Completion(text="", finish_reason="error", prompt_tokens=len(prompt), completion_tokens=0,
+                              seconds=time.perf_counter() - started, constrained=request.grammar is not None,
+                              error=f"the prompt has {len(prompt)} tokens; the context holds {self._llama.n_ctx()}")
+        mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None
+        chain = _sampler_chain(sampling, sampling.seed_for(i))
+        ctx, vocab, n_vocab = self._llama._ctx.ctx, self._llama._model.vocab, self._llama.n_vocab()
+        tokens: list[int] = []
+        finish, error = "length", None
+        pieces = bytearray()
+        stops = [s.encode("utf-8") for s in sampling.stop if s]
+        try:
+            # a fresh context per sample: reusing a cached prompt prefix changes the logits' rounding, and with it
+            # which token a seeded sampler picks, so the same request would not give the same text
+            self._llama.reset()
+            self._llama.eval(prompt)
+            for _ in range(min(sampling.max_tokens, room)):
+                token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
+                if mask is not None and not mask.accept(token):
+                    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), shape=(n_vocab,))
+                    if not mask.forbid(logits):
+                        error = f"the grammar allows no next token: {mask.failed or 'nothing allowed'}"
+                        break
+                    token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
+                    if not mask.consume(token):
+                        error = f"the output left the grammar: {mask.failed}"
+                        break
+                if llama_cpp.llama_vocab_is_eog(vocab, token):
+                    finish = "stop"
+                    break
+                tokens.append(token)
+                if stops:
+                    pieces += self._llama.detokenize([token])
+                    cut = _first_stop(pieces, stops)
+                    if cut is not None:
+                        del pieces[cut:]
+                        finish = "stop"
+                        break
+                self._llama.eval([token])
+        finally:
+            llama_cpp.llama_sampler_free(chain)
+        raw = bytes(pieces) if stops else self._llama.detokenize(tokens)
         return Completion(
-            text=choice["message"]["content"] or "",
-            finish_reason="error" if error else ("length" if choice["finish_reason"] == "length" else "stop"),
-            prompt_tokens=usage["prompt_tokens"],
-            completion_tokens=usage["completion_tokens"],
-            seconds=seconds,
+            text=raw.decode("utf-8", errors="ignore"),
+            finish_reason="error" if error else finish,  # type: ignore[arg-type]
+            prompt_tokens=len(prompt),
+            completion_tokens=len(tokens),
+            seconds=time.perf_counter() - started,
             constrained=mask is not None,
-            error=f"the output left the grammar: {error}" if error else None,
+            error=error,
         )
 
     def close(self) -> None:
         self._llama.close()
+
+
+def _chat_template(llama, path: Path):  # -> llama_chat_format.Jinja2ChatFormatter
+    """The GGUF's chat template as llama-cpp-python renders it (sandboxed Jinja)."""
+    from llama_cpp import llama_chat_format
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelError(f"{path} has no chat template (tokenizer.chat_template); Corral needs one to build prompts")
+    model = llama._model
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=model.token_get_text(llama.token_eos()),
+        bos_token=model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else "")
+
+
+def _sampler_chain(sampling: Sampling, seed: int | None):  # -> llama_cpp.llama_sampler_p
+    """llama.cpp's sampler chain for these parameters: greedy at temperature 0, else top-p, temperature, draw."""
+    import llama_cpp
+
+    chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    if sampling.temperature == 0:
+        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_greedy())
+        return chain
+    if sampling.top_p < 1:
+        llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_top_p(sampling.top_p, 1))
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_temp(sampling.temperature))
+    draw_seed = llama_cpp.LLAMA_DEFAULT_SEED if seed is None else seed & 0xFFFFFFFF
+    llama_cpp.llama_sampler_chain_add(chain, llama_cpp.llama_sampler_init_dist(draw_seed))
+    return chain
+
+
+def _first_stop(text: bytearray, stops: list[bytes]) -> int | None:
+    """Where the earliest stop string starts in the output so far, if any has appeared."""
+    found = [i for i in (text.find(stop) for stop in stops) if i >= 0]
+    return min(found) if found else None
 
 
 @backends.register("llamacpp")
