@@ -108,3 +108,24 @@ def test_constrained_json_schema_generations_all_validate(model):
 def test_regex_grammar(model):
     [[out]] = model.complete([Request.user("Is the sky blue? Answer yes or no.", grammar=Grammar.regex("(yes|no)"))])
     assert re.fullmatch("(yes|no)", out.text) and out.constrained
+
+
+def test_grammar_the_model_would_not_choose_goes_through_the_mask(model):
+    """The model-first path keeps allowed choices; text the model would never write is reached by masking."""
+    stats = model.masks.stats
+    before = stats.masked_tokens
+    [[out]] = model.complete([Request.user("Say hello.", Sampling(max_tokens=12),
+                                           grammar=Grammar.regex("qzx-[0-9]{3}"))])
+    assert re.fullmatch("qzx-[0-9]{3}", out.text), out
+    assert out.finish_reason == "stop" and stats.masked_tokens > before
+
+
+def test_stop_strings_cut_the_output(model):
+    grammar = Grammar.regex("1, 2, 3, 4, 5, 6")
+    [[out]] = model.complete([Request.user("Count.", Sampling(max_tokens=30, stop=(", 4",)), grammar=grammar)])
+    assert out.text == "1, 2, 3" and out.finish_reason == "stop"
+
+
+def test_a_prompt_longer_than_the_context_is_an_error_completion(model):
+    [[out]] = model.complete([Request.user("word " * 5000, Sampling(max_tokens=4))])
+    assert out.finish_reason == "error" and "context holds 4096" in out.error and out.text == ""
