@@ -14,7 +14,7 @@ from typing import Any
 
 import catalogue
 
-__all__ = ["RegistryError", "backends", "base_constraints", "lookup", "profiles"]
+__all__ = ["RegistryError", "answer_extractors", "backends", "base_constraints", "lookup", "profiles", "tasks"]
 
 RegistryError = catalogue.RegistryError
 
@@ -26,6 +26,12 @@ base_constraints = catalogue.create("corral", "base_constraints", entry_points=T
 
 backends = catalogue.create("corral", "backends", entry_points=True)
 """Model backends, ``name -> (model_name, **options) -> corral.models.Model``: llamacpp, transformers, openai."""
+
+tasks = catalogue.create("corral", "tasks", entry_points=True)
+"""Evaluation tasks, ``name -> () -> corral.tasks.Task``: collie, ..."""
+
+answer_extractors = catalogue.create("corral", "answer_extractors", entry_points=True)
+"""Answer-extraction policies, ``name -> (output: str) -> str``: what part of a model's output is checked."""
 
 
 def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:

@@ -1,0 +1,24 @@
+"""Evaluation: the runner (samples, feedback rounds, free or constrained decoding), resumable run directories,
+the shared response cache, metrics (success, pass@k, per round) and reports."""
+
+from ._cache import ResponseCache, default_cache_path
+from ._metrics import pass_at_k, summarize
+from ._records import RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
+from ._report import write_report
+from ._runner import default_run_dir, evaluate
+
+__all__ = [
+    "ResponseCache",
+    "RunConfig",
+    "RunError",
+    "SampleRecord",
+    "SamplingConfig",
+    "default_cache_path",
+    "default_run_dir",
+    "evaluate",
+    "pass_at_k",
+    "read_config",
+    "read_records",
+    "summarize",
+    "write_report",
+]

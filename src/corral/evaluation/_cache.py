@@ -1,0 +1,56 @@
+"""A response cache shared across runs: a second task over the same prompts costs nothing.
+
+Keyed on everything that determines an output (backend, model, where it is served, messages, sampling
+parameters with the seed, grammar hash; ``Request.key``). Stored in SQLite: one file, safe for several runs at
+once, and a write is all-or-nothing, so a killed run never leaves a torn entry. Failed completions are never
+cached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import asdict
+from pathlib import Path
+
+from corral.models import Completion, Request
+
+CACHE_FORMAT = 1  # bump when a backend change makes old outputs unrepresentative
+
+
+def default_cache_path() -> Path:
+    """``$CORRAL_CACHE_DIR/responses.sqlite3``, else ``~/.cache/corral/responses.sqlite3``."""
+    root = os.environ.get("CORRAL_CACHE_DIR") or Path.home() / ".cache" / "corral"
+    return Path(root) / "responses.sqlite3"
+
+
+class ResponseCache:
+    """Completions by request key."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_cache_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, completion TEXT NOT NULL)")
+        self.hits = 0
+
+    @staticmethod
+    def key(request: Request, backend: str, model: str) -> str:
+        return request.key(backend, f"{model}#cache{CACHE_FORMAT}")
+
+    def get(self, key: str) -> Completion | None:
+        row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        self.hits += 1
+        return Completion(**json.loads(row[0]))
+
+    def put(self, key: str, completion: Completion) -> None:
+        if completion.finish_reason == "error":
+            return
+        self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(asdict(completion))))
+
+    def close(self) -> None:
+        self._db.close()

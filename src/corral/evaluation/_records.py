@@ -1,0 +1,167 @@
+"""What a run writes: its config, one record per generated sample, and a summary; all plain JSON.
+
+A run is a directory::
+
+    config.json     RunConfig: what produced the records (identity hash) and how far the run goes
+    records.jsonl   one SampleRecord per (instance, sample, round), appended and flushed as produced
+    summary.json    Summary: the metrics over the selected instances (corral.evaluation.summarize)
+
+Records are pydantic models so that a run directory read back from disk is validated, and a bad line is
+reported with its line number and field path rather than failing somewhere in a report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+CONFIG_FILE = "config.json"
+RECORDS_FILE = "records.jsonl"
+SUMMARY_FILE = "summary.json"
+
+Decoding = Literal["free", "constrained"]
+"""How a run decodes: ``constrained`` compiles each instance's constraint into a grammar."""
+
+SampleDecoding = Literal["free", "constrained", "free-fallback"]
+"""How one sample was decoded: ``free-fallback`` when the run is constrained but the instance's constraint is not
+expressible as a grammar (the reason is in ``fallback_reason``)."""
+
+
+class RunError(ValueError):
+    """A run directory cannot be used: unreadable, malformed, or made by another config. One line, with the path."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SamplingConfig(_Frozen):
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int | None = None  # None: each instance's own budget (the task sizes it so outputs can finish)
+    seed: int = 0
+
+
+class RunConfig(_Frozen):
+    """What produced a run.
+
+    Identity fields (hashed into ``hash``) fix what a record means: task, model, decoding, sampling, templates.
+    Extent fields (``samples``, ``rounds``, ``selection``) may grow when a run is resumed or extended, without
+    redoing finished work.
+    """
+
+    task: str
+    task_version: str
+    model: str  # the spec given to load_model: smollm2, transformers:smollm2, openai:NAME
+    backend: str
+    base_url: str | None = None
+    decoding: Decoding = "free"
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    feedback_template: str = ""
+    # extent
+    samples: int = 1
+    rounds: int = 0  # feedback rounds after the first attempt
+    selection: dict[str, Any] = Field(default_factory=dict)  # filters: structures, sources, limit, per_group
+    instances: list[str] = Field(default_factory=list)  # the selected instance ids, in order
+    corral_version: str = ""
+    hash: str = ""
+
+    def identity(self) -> dict[str, Any]:
+        return self.model_dump(include={"task", "task_version", "model", "backend", "base_url", "decoding",
+                                        "sampling", "feedback_template"})
+
+    def with_hash(self) -> RunConfig:
+        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
+        return self.model_copy(update={"hash": digest})
+
+    @property
+    def label(self) -> str:
+        """How reports name this run: model and decoding."""
+        return f"{self.model} ({self.decoding})"
+
+
+class SampleRecord(_Frozen):
+    """One generation and its verdict.
+
+    ``sample`` is the i-th independent sample of the instance (seeded ``seed + sample + 10007 * round``);
+    ``round`` 0 is the first attempt and round r > 0 answers the checker's feedback on round r - 1. A sample's
+    rounds stop at its first pass.
+    """
+
+    instance: str
+    sample: int
+    round: int
+    groups: dict[str, str] = Field(default_factory=dict)  # breakdown keys, e.g. structure and source
+    messages: list[dict[str, str]]  # the chat sent to the model
+    output: str  # the model's text
+    answer: str  # what was checked: the output after the task's answer-extraction policy
+    passed: bool
+    score: float  # graded: the fraction of base constraints met
+    parts: list[dict[str, Any]] = Field(default_factory=list)  # per-part results of the checker
+    feedback: str = ""  # the checker's feedback ('' when passed)
+    decoding: SampleDecoding = "free"
+    fallback_reason: str | None = None
+    finish_reason: Literal["stop", "length", "error"] = "stop"
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+    quality: dict[str, float] = Field(default_factory=dict)  # the task's quality metrics, if it has any
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.instance, self.sample, self.round)
+
+    @property
+    def empty(self) -> bool:
+        return not self.answer.strip()
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+def read_config(run: Path) -> RunConfig:
+    path = run / CONFIG_FILE
+    try:
+        return RunConfig.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise RunError(f"{run} is not a run directory: it has no {CONFIG_FILE}") from None
+    except OSError as exc:
+        raise RunError(f"cannot read {path}: {exc.strerror}") from None
+    except ValidationError as exc:
+        raise RunError(f"{path}: {_first_error(exc)}") from None
+
+
+def read_records(run: Path) -> list[SampleRecord]:
+    """The run's records, in file order. A torn last line (the process was killed mid-write) is ignored;
+    any other bad line is an error naming its line number and field."""
+    path = run / RECORDS_FILE
+    if not path.exists():
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunError(f"cannot read {path}: {exc}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(SampleRecord.model_validate_json(line))
+        except ValidationError as exc:
+            if number == len(lines) and not line.endswith("}"):
+                continue  # the last write was cut off; the runner redoes that sample
+            raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
+    return records
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    return f"{where}: {error['msg']}"

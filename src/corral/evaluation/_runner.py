@@ -1,0 +1,294 @@
+"""The runner: every selected instance, ``samples`` seeded samples, free or constrained decoding, and up to
+``rounds`` feedback rounds, written to a resumable run directory.
+
+Work is planned from what the run directory already holds, so running the same command again produces only
+the missing records: a killed run resumes, and a finished run can be extended with more samples, rounds or
+instances. Rounds go breadth-first (all first attempts, then the feedback round for those that failed), so
+a local backend batches and a served one runs concurrently. Each batch's records are appended and flushed
+as soon as they are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corral.models import Completion, Model, Request, Sampling, load_model, parse_spec
+from corral.tasks import Task, TaskInstance, get_task, select
+
+from ._cache import ResponseCache
+from ._metrics import summarize
+from ._records import (
+    CONFIG_FILE,
+    RECORDS_FILE,
+    SUMMARY_FILE,
+    Decoding,
+    RunConfig,
+    RunError,
+    SampleRecord,
+    SamplingConfig,
+    read_config,
+    read_records,
+)
+
+ERRORS_FILE = "errors.jsonl"
+ROUND_SEED_STRIDE = 10007  # sample s in round r is seeded seed + s + 10007 * r: stable when n or R grow
+BATCH_SIZES = {"llamacpp": 1, "transformers": 8, "openai": 16}
+
+
+@dataclass(frozen=True)
+class _Work:
+    instance: TaskInstance
+    sample: int
+    round: int
+    messages: list[dict[str, str]]
+
+
+def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling: SamplingConfig | None = None,
+                samples: int = 1, rounds: int = 0, selection: Mapping[str, Any] | None = None,
+                instances: Sequence[TaskInstance] = (), base_url: str | None = None) -> RunConfig:
+    """The run's config, with its identity hash."""
+    from corral import __version__
+
+    backend, _ = parse_spec(model)
+    return RunConfig(task=task.name, task_version=task.version, model=model, backend=backend, base_url=base_url,
+                     decoding=decoding, sampling=sampling or SamplingConfig(),
+                     feedback_template=task.template.feedback, samples=samples, rounds=rounds,
+                     selection=dict(selection or {}), instances=[inst.id for inst in instances],
+                     corral_version=__version__).with_hash()
+
+
+def evaluate(
+    task: Task | str,
+    model: str = "smollm2",
+    out: Path | str | None = None,
+    *,
+    decoding: Decoding = "free",
+    sampling: SamplingConfig | None = None,
+    samples: int = 1,
+    rounds: int = 0,
+    filters: Mapping[str, Sequence[str]] | None = None,
+    limit: int | None = None,
+    per_group: tuple[str, int] | None = None,
+    base_url: str | None = None,
+    model_options: Mapping[str, Any] | None = None,
+    loaded_model: Model | None = None,
+    cache: ResponseCache | None = None,
+    on_progress: Callable[[int, int, int], None] | None = None,
+    batch_size: int | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Run (or resume, or extend) an evaluation; returns the run directory and its summary.
+
+    ``on_progress(done, total, passed)`` is called after each batch. ``cache`` is the shared response cache
+    (None: no cache). ``loaded_model`` reuses a model already in memory (it must match ``model``).
+    """
+    if isinstance(task, str):
+        task = get_task(task)
+    if samples < 1 or rounds < 0:
+        raise ValueError(f"samples must be >= 1 and rounds >= 0, got {samples} and {rounds}")
+    chosen = select(task, filters, limit=limit, per_group=per_group)
+    selection = {"filters": {k: list(v) for k, v in (filters or {}).items()}, "limit": limit,
+                 "per_group": list(per_group) if per_group else None}
+    config = plan_config(task, model, decoding=decoding, sampling=sampling, samples=samples, rounds=rounds,
+                         selection=selection, instances=chosen, base_url=base_url)
+    run = Path(out) if out is not None else default_run_dir(config)
+    done = _open_run(run, config)
+    by_id = {inst.id: inst for inst in chosen}
+
+    loaded: list[Model] = [loaded_model] if loaded_model is not None else []
+
+    def the_model() -> Model:
+        if not loaded:
+            options = dict(model_options or {})
+            if base_url is not None:
+                options["base_url"] = base_url
+            loaded.append(load_model(model, **options))
+        return loaded[0]
+
+    grammars: dict[str, tuple[Any, str | None]] = {}
+    total = _expected(config, done)
+    counted = [r for r in done.values() if r.instance in by_id and r.sample < samples and r.round <= rounds]
+    progress = [len(counted), total, sum(r.passed for r in counted)]
+    if on_progress:
+        on_progress(*progress)
+    try:
+        with (run / RECORDS_FILE).open("a", encoding="utf-8") as records_file:
+            for round_ in range(rounds + 1):
+                work = [_Work(inst, s, round_, _messages(task, inst, done, s, round_))
+                        for inst in chosen for s in range(samples)
+                        if (inst.id, s, round_) not in done and _needs(done, inst.id, s, round_)]
+                size = batch_size or BATCH_SIZES.get(config.backend, 8)
+                for start in range(0, len(work), size):
+                    batch = work[start:start + size]
+                    records = _generate(task, config, batch, the_model, cache, grammars, run)
+                    for record in records:
+                        records_file.write(record.model_dump_json() + "\n")
+                        done[record.key] = record
+                    records_file.flush()
+                    progress[0] += len(records)
+                    progress[2] += sum(r.passed for r in records)
+                    progress[1] = _expected(config, done)
+                    if on_progress:
+                        on_progress(*progress)
+    finally:
+        if loaded and loaded_model is None:
+            loaded[0].close()
+    summary = summarize(config, done.values())
+    _write_json(run / SUMMARY_FILE, summary)
+    return run, summary
+
+
+def default_run_dir(config: RunConfig, root: Path = Path("corral-runs")) -> Path:
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in config.model)
+    return root / f"{config.task}-{slug}-{config.decoding}-{config.hash[:8]}"
+
+
+def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], SampleRecord]:
+    """Create or reopen ``run`` for ``config``; the records it already holds, by key."""
+    if run.exists() and not run.is_dir():
+        raise RunError(f"--out {run} is a file, not a run directory")
+    if (run / CONFIG_FILE).exists():
+        old = read_config(run)
+        if old.hash != config.hash:
+            changed = [k for k, v in config.identity().items() if old.identity().get(k) != v]
+            raise RunError(f"{run} holds a run with another config (different {', '.join(changed)}); "
+                           f"choose another --out, or rerun with the same settings to resume it")
+    elif run.exists() and any(run.iterdir()):
+        raise RunError(f"--out {run} is not empty and is not a run directory (no {CONFIG_FILE})")
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot create --out {run}: {exc.strerror}") from None
+    _write_json(run / CONFIG_FILE, config.model_dump(mode="json"))
+    _drop_torn_tail(run / RECORDS_FILE)
+    done: dict[tuple[str, int, int], SampleRecord] = {}
+    for record in read_records(run):
+        done.setdefault(record.key, record)
+    return done
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """A run killed mid-write leaves a partial last line: cut it so that appends start on a fresh line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def _needs(done: Mapping[tuple[str, int, int], SampleRecord], instance: str, sample: int, round_: int) -> bool:
+    """Round 0 always; a later round only if the previous one exists and failed."""
+    if round_ == 0:
+        return True
+    previous = done.get((instance, sample, round_ - 1))
+    return previous is not None and not previous.passed
+
+
+def _expected(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord]) -> int:
+    """Records the run will hold when finished, as far as known now (a chain's length depends on its passes)."""
+    total = 0
+    for instance in config.instances:
+        for s in range(config.samples):
+            total += 1
+            for r in range(config.rounds):
+                record = done.get((instance, s, r))
+                if record is not None and record.passed:
+                    break
+                total += 1
+    return total
+
+
+def _messages(task: Task, instance: TaskInstance, done: Mapping[tuple[str, int, int], SampleRecord], sample: int,
+              round_: int) -> list[dict[str, str]]:
+    if round_ == 0:
+        return [dict(m) for m in task.template.messages(instance)]
+    previous = done[(instance.id, sample, round_ - 1)]
+    return [*previous.messages, {"role": "assistant", "content": previous.output},
+            dict(task.template.feedback_turn(instance, previous.feedback))]
+
+
+def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: Callable[[], Model],
+              cache: ResponseCache | None, grammars: dict[str, tuple[Any, str | None]], run: Path,
+              ) -> list[SampleRecord]:
+    """Complete and check one batch; failed generations go to errors.jsonl and are retried on the next run."""
+    from corral.grammars import NotExpressible
+
+    requests, fallbacks = [], []
+    for item in batch:
+        grammar, reason = None, None
+        if config.decoding == "constrained":
+            if item.instance.id not in grammars:
+                try:
+                    grammars[item.instance.id] = (task.grammar(item.instance), None)
+                except NotExpressible as exc:
+                    grammars[item.instance.id] = (None, str(exc))
+            grammar, reason = grammars[item.instance.id]
+        sampling = config.sampling
+        requests.append(Request(
+            tuple(item.messages),  # type: ignore[arg-type]
+            Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
+                     max_tokens=sampling.max_tokens or item.instance.max_tokens,
+                     seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round),
+            grammar))
+        fallbacks.append(reason)
+
+    completions: list[Completion | None] = [None] * len(batch)
+    cached = [False] * len(batch)
+    keys = [ResponseCache.key(r, config.backend, _model_id(config)) for r in requests] if cache else []
+    if cache is not None:
+        for i, key in enumerate(keys):
+            completions[i] = cache.get(key)
+            cached[i] = completions[i] is not None
+    missing = [i for i, c in enumerate(completions) if c is None]
+    if missing:
+        results = the_model().complete([requests[i] for i in missing])
+        for i, [completion] in zip(missing, results, strict=True):
+            completions[i] = completion
+            if cache is not None:
+                cache.put(keys[i], completion)
+
+    records, errors = [], []
+    for item, completion, reason, was_cached in zip(batch, completions, fallbacks, cached, strict=True):
+        assert completion is not None
+        if completion.finish_reason == "error":
+            errors.append({"instance": item.instance.id, "sample": item.sample, "round": item.round,
+                           "error": completion.error, "time": time.time()})
+            continue
+        records.append(_record(task, config, item, completion, reason, was_cached))
+    if errors:
+        with (run / ERRORS_FILE).open("a", encoding="utf-8") as f:
+            f.writelines(json.dumps(e) + "\n" for e in errors)
+    return records
+
+
+def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, fallback: str | None,
+            cached: bool) -> SampleRecord:
+    answer = task.answer(completion.text)
+    judgement = task.check(item.instance, answer)
+    details = judgement.to_json()
+    decoding = config.decoding if fallback is None else "free-fallback"
+    quality = task.quality(item.instance, answer) if task.quality is not None else {}
+    return SampleRecord(
+        instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
+        messages=item.messages, output=completion.text, answer=answer, passed=judgement.passed,
+        score=judgement.score, parts=details.get("parts", []), feedback="" if judgement.passed else judgement.feedback,
+        decoding=decoding, fallback_reason=fallback, finish_reason=completion.finish_reason, error=completion.error,
+        prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+        seconds=completion.seconds, cached=cached, quality=quality)
+
+
+def _model_id(config: RunConfig) -> str:
+    return f"{config.model}@{config.base_url}" if config.base_url else config.model
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Written whole or not at all (a temporary file renamed over the old one)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,147 @@
+"""A task is data: instances, a prompt template, a checker, an answer-extraction policy, an optional quality metric.
+
+The evaluation runner knows nothing about a suite beyond this value (inspect_ai's Task = dataset + solver +
+scorer): COLLIE, FormatBench and JSON-Schema suites differ only in what they register here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from corral.models import Message
+from corral.registry import answer_extractors, lookup, tasks
+
+
+class Judgement(Protocol):
+    """What a checker returns (``corral.constraints.Verdict`` is one): a verdict, a graded score, details."""
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def feedback(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class TaskInstance:
+    """One thing to ask a model.
+
+    Attributes:
+        id: unique within the task.
+        prompt: the instruction, as the template's ``{prompt}``.
+        target: what the checker checks against (a ``Constraint`` for COLLIE), also what a constrained run
+            compiles into a grammar.
+        groups: breakdown keys for reports and filters, e.g. ``{"structure": "sent02", "source": "wiki"}``.
+        max_tokens: a token budget in which a constrained output can finish.
+        reference: a known good answer (COLLIE's corpus example), for quality metrics.
+    """
+
+    id: str
+    prompt: str
+    target: Any
+    groups: Mapping[str, str] = field(default_factory=dict)
+    max_tokens: int = 256
+    reference: str | None = None
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """The chat a task sends: an optional system message and a user message with ``{prompt}``; and the user turn
+    that carries the checker's feedback in the next round (``{feedback}``, ``{prompt}``)."""
+
+    user: str = "{prompt}"
+    system: str | None = None
+    feedback: str = "{feedback} Please try again. The task was: {prompt}"
+
+    def messages(self, instance: TaskInstance) -> list[Message]:
+        chat: list[Message] = [{"role": "system", "content": self.system}] if self.system else []
+        chat.append({"role": "user", "content": self.user.format(prompt=instance.prompt)})
+        return chat
+
+    def feedback_turn(self, instance: TaskInstance, feedback: str) -> Message:
+        return {"role": "user", "content": self.feedback.format(feedback=feedback, prompt=instance.prompt)}
+
+
+@dataclass(frozen=True)
+class Task:
+    """A registered evaluation task.
+
+    ``grammar(instance)`` compiles the instance's target for constrained decoding and raises
+    ``corral.grammars.NotExpressible`` when it cannot (the runner then decodes freely and records why).
+    """
+
+    name: str
+    version: str
+    instances: Callable[[], Iterable[TaskInstance]]
+    check: Callable[[TaskInstance, str], Judgement]
+    grammar: Callable[[TaskInstance], Any]
+    template: PromptTemplate = field(default_factory=PromptTemplate)
+    extract: str = "strip"
+    quality: Callable[[TaskInstance, str], dict[str, float]] | None = None
+    description: str = ""
+
+    def answer(self, output: str) -> str:
+        """The part of the model's output that is checked (the task's extraction policy)."""
+        return lookup(answer_extractors, self.extract, "answer extractor")(output)
+
+
+def get_task(name: str) -> Task:
+    """The registered task ``name``, or a one-line error listing the tasks that exist."""
+    from . import _collie  # noqa: F401  (built-in tasks register themselves)
+
+    return lookup(tasks, name, "task")()
+
+
+def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit: int | None = None,
+           per_group: tuple[str, int] | None = None) -> list[TaskInstance]:
+    """The instances to run, in the task's order.
+
+    ``filters`` keeps instances whose group ``key`` is one of the given values (``{"structure": ["sent02"]}``);
+    an unknown key or value is an error naming the valid choices. ``per_group=("structure", 3)`` keeps the first
+    3 instances of each structure; ``limit`` keeps the first ``limit`` after that.
+    """
+    everything = list(task.instances())
+    chosen = everything
+    for key, wanted in (filters or {}).items():
+        present = sorted({inst.groups[key] for inst in everything if key in inst.groups})
+        if not present:
+            keys = sorted({k for inst in everything for k in inst.groups})
+            raise ValueError(f"task {task.name!r} has no {key!r} groups; it has: {', '.join(keys) or 'none'}")
+        unknown = [value for value in wanted if value not in present]
+        if unknown:
+            raise ValueError(f"unknown {key} {', '.join(map(repr, unknown))} for task {task.name!r}; "
+                             f"valid: {', '.join(present)}")
+        chosen = [inst for inst in chosen if inst.groups.get(key) in set(wanted)]
+    if per_group is not None:
+        key, count = per_group
+        taken: dict[str, int] = {}
+        kept = []
+        for inst in chosen:
+            value = inst.groups.get(key, "")
+            if taken.get(value, 0) < count:
+                taken[value] = taken.get(value, 0) + 1
+                kept.append(inst)
+        chosen = kept
+    if limit is not None:
+        chosen = chosen[:limit]
+    if not chosen:
+        raise ValueError(f"no {task.name} instances match the selection")
+    return chosen
+
+
+@answer_extractors.register("raw")
+def _raw(output: str) -> str:
+    return output
+
+
+@answer_extractors.register("strip")
+def _strip(output: str) -> str:
+    """Surrounding whitespace removed: a chat model's trailing newline is not part of its answer."""
+    return output.strip()
