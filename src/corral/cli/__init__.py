@@ -15,6 +15,8 @@ from corral.registry import RegistryError
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._collie import app as collie_app
+from ._eval import register as register_eval
+from ._report import register as register_report
 
 app = typer.Typer(
     name="corral",
@@ -24,6 +26,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(collie_app, name="collie")
+register_eval(app)
+register_report(app)
 out = Console()
 err = Console(stderr=True)
 

@@ -24,7 +24,7 @@ def _names(value: str | None) -> list[str] | None:
 
 def eval_command(
     task: Annotated[str, typer.Argument(help="A registered task, e.g. collie.")],
-    model: Annotated[str, typer.Option(help="smollm2, transformers:smollm2, openai:NAME, or a .gguf path.")] = "smollm2",
+    model: Annotated[str, typer.Option(help="smollm2, transformers:smollm2, openai:NAME, or a GGUF.")] = "smollm2",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server for openai:NAME.")] = None,
     structures: Annotated[str | None, typer.Option(help="Only these structures (comma-separated).")] = None,
     sources: Annotated[str | None, typer.Option(help="Only these sources (comma-separated).")] = None,

@@ -1,0 +1,5 @@
+"""``python -m corral.cli``: the same as the ``corral`` command."""
+
+from corral.cli import main
+
+main()

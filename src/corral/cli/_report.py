@@ -1,0 +1,89 @@
+"""``corral report`` and ``corral runs``: look at finished (or unfinished) runs without touching a model.
+
+Both read run directories only. ``register`` adds the commands to the main app; the heavy imports (matplotlib, the
+metrics) happen when a command runs so that ``corral --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from corral.evaluation._records import CONFIG_FILE, RunError
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``report`` and ``runs`` to ``app``."""
+    app.command("report")(report_command)
+    app.command("runs")(runs_command)
+
+
+def _fail(message: str) -> typer.Exit:
+    from corral.cli import _fail as fail  # lazily: corral.cli imports this module to register the commands
+
+    return fail(message)
+
+
+def report_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (each with config.json and records.jsonl).")],
+    out: Annotated[Path | None, typer.Option("--out", help="Where to write report.md and its charts (default: the "
+                                             "run directory for one run, else 'report' beside the first).")] = None,
+) -> None:
+    """Write a Markdown report with charts comparing RUNS, and print the path of report.md."""
+    from corral.evaluation._report import write_report
+
+    if out is None:
+        out = runs[0] if len(runs) == 1 else runs[0].parent / "report"
+    try:
+        path = write_report(runs, out)
+    except RunError as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    print(path)
+
+
+def runs_command(
+    root: Annotated[Path, typer.Argument(help="Where to look for run directories (two levels deep).")] = Path(
+        "corral-runs"),
+) -> None:
+    """List the runs under ROOT with their first-attempt and final success."""
+    from corral.evaluation._metrics import summarize
+    from corral.evaluation._records import read_config, read_records
+
+    if not root.is_dir():
+        raise _fail(f"{root}: no such directory")
+    console = Console()
+    found = find_runs(root)
+    if not found:
+        console.print(f"no runs under {root}", highlight=False, markup=False)
+        return
+    table = Table(title=f"Runs under {root}")
+    for column in ("path", "task", "label", "instances", "samples", "rounds", "success", "final", "complete"):
+        table.add_column(column, overflow="fold", justify="left" if column in ("path", "task", "label") else "right")
+    for run in found:
+        try:
+            s = summarize(read_config(run), read_records(run))
+        except RunError as exc:
+            message = str(exc).removeprefix(f"{run}/")  # the row already names the run
+            table.add_row(Text(str(run)), Text(f"error: {message}", style="red"))
+            continue
+        table.add_row(Text(str(run)), Text(s["task"]), Text(s["label"]), str(s["instances"]), str(s["samples"]),
+                      str(s["rounds"]), _percent(s["success"]), _percent(s["final_success"]),
+                      "yes" if s["complete"] else "no")
+    console.print(table)
+
+
+def find_runs(root: Path) -> list[Path]:
+    """Directories at most two levels below ``root`` (``root`` included) that have a config.json, sorted."""
+    candidates = [root, *root.glob("*"), *root.glob("*/*")]
+    return sorted(path for path in candidates if (path / CONFIG_FILE).is_file())
+
+
+def _percent(stat: dict[str, Any]) -> str:
+    return f"{100 * stat['value']:.1f}%" if stat["n"] else "—"

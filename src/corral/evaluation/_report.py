@@ -1,0 +1,192 @@
+"""A Markdown report with charts comparing runs, made from the run directories alone.
+
+Summaries are recomputed from each run's records (never from a model, nor from a possibly stale summary.json), and
+the Markdown has no timestamps, so the same runs always give the same report.md, byte for byte, and a report can be
+regenerated anywhere the run directories are. The charts follow COLLIE: success by structure (its Figure 4),
+pass@k, and cumulative success over feedback rounds (its Figure 8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._metrics import summarize
+from ._records import RunError, read_config, read_records
+
+REPORT_FILE = "report.md"
+GROUP_CHART = "success_by_structure.png"
+PASS_AT_K_CHART = "pass_at_k.png"
+ROUND_CHART = "success_by_round.png"
+
+
+def write_report(runs: Sequence[Path], out: Path) -> Path:
+    """Write ``out/report.md`` and its charts comparing ``runs`` (one column or series per run); return its path.
+
+    Raises RunError, naming the path, for a run directory that is missing or cannot be read.
+    """
+    if not runs:
+        raise RunError("no run directories given")
+    summaries = [_load(Path(run)) for run in runs]
+    labels = _labels(summaries, runs)
+    out.mkdir(parents=True, exist_ok=True)
+    charts = _charts(summaries, labels, out)
+    path = out / REPORT_FILE
+    path.write_text(_markdown(summaries, labels, runs, charts), encoding="utf-8")
+    return path
+
+
+def _load(run: Path) -> dict[str, Any]:
+    if not run.is_dir():
+        raise RunError(f"{run}: no such run directory")
+    return summarize(read_config(run), read_records(run))
+
+
+def _labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:
+    """Each run's config label; runs sharing one are told apart by hash prefix, then by directory name."""
+    labels = [s["label"] for s in summaries]
+    tags = ([s["hash"][:8] for s in summaries], [Path(run).name for run in runs],
+            [f"#{i}" for i in range(1, len(runs) + 1)])
+    for tag in tags:
+        labels = [f"{label} [{tag[i]}]" if labels.count(label) > 1 else label for i, label in enumerate(labels)]
+    return labels
+
+
+def _group_key(summaries: Sequence[dict[str, Any]]) -> str | None:
+    keys = sorted({key for s in summaries for key in s["by_group"]})
+    return "structure" if "structure" in keys else (keys[0] if keys else None)
+
+
+# --- Markdown -----------------------------------------------------------------------------------------------------
+
+def _percent(stat: dict[str, Any] | None) -> str:
+    if not stat or not stat["n"]:
+        return "—"
+    return f"{100 * stat['value']:.1f}% ± {100 * stat['se']:.1f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "-:") -> list[str]:
+    """A Markdown table: the first column left-aligned, the others by ``align`` (right by default)."""
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |",
+             "|" + "|".join(["---"] + [f"{align[0]}--{align[1]}"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: Sequence[Path],
+              charts: dict[str, str]) -> str:
+    tasks = list(dict.fromkeys(s["task"] for s in summaries))
+    lines = [f"# Corral report: {', '.join(tasks)}", ""]
+    lines += ["## Runs", ""]
+    lines += _table(["run", "task", "model", "decoding", "hash", "directory", "complete"],
+                    [[label, s["task"], s["model"], s["decoding"], f"`{s['hash']}`", f"`{run}`",
+                      "yes" if s["complete"] else f"no ({s['counts']['missing']} first attempts missing)"]
+                     for label, s, run in zip(labels, summaries, runs, strict=True)], align="--")
+
+    lines += ["## Headline", "",
+              "Success is the first attempt's pass rate (mean over instances of the fraction of samples that pass, "
+              "± standard error over instances); final success counts a sample as solved if it passed within "
+              "the feedback rounds.", ""]
+    lines += _table(["run", "instances", "samples", "rounds", "success", "final success", "mean score",
+                     "truncated", "empty", "errors", "free-fallback"],
+                    [[label, s["success"]["n"] if s["success"]["n"] == s["instances"]
+                      else f"{s['success']['n']} of {s['instances']}", s["samples"], s["rounds"],
+                      _percent(s["success"]), _percent(s["final_success"]), f"{s['mean_score']:.3f}",
+                      s["counts"]["truncated"], s["counts"]["empty"], s["counts"]["errors"],
+                      s["sample_decoding"]["free-fallback"]]
+                     for label, s in zip(labels, summaries, strict=True)])
+
+    for key in sorted({key for s in summaries for key in s["by_group"]}):
+        values = sorted({value for s in summaries for value in s["by_group"].get(key, {})})
+        lines += [f"## Success by {key}", ""]
+        lines += _table([key, *labels], [[value, *(_percent(s["by_group"].get(key, {}).get(value))
+                                                   for s in summaries)] for value in values])
+    if GROUP_CHART in charts:
+        lines += [f"![{charts[GROUP_CHART]}]({GROUP_CHART})", ""]
+
+    most = max(s["samples"] for s in summaries)
+    lines += ["## pass@k", "", "The unbiased estimate from each instance's first attempts (Chen et al. 2021), "
+              "averaged over instances.", ""]
+    lines += _table(["k", *labels], [[k, *(f"{100 * s['pass_at_k'][str(k)]:.1f}%"
+                                           if str(k) in s["pass_at_k"] and s["success"]["n"] else "—"
+                                           for s in summaries)] for k in range(1, most + 1)])
+    lines += [f"![{charts[PASS_AT_K_CHART]}]({PASS_AT_K_CHART})", ""]
+
+    rounds = max(s["rounds"] for s in summaries)
+    lines += ["## Success by feedback round", "",
+              "Cumulative: the fraction of samples that passed at or before the round.", ""]
+    lines += _table(["round", *labels], [[r, *(_percent(s["by_round"][r]) if r < len(s["by_round"]) else "—"
+                                               for s in summaries)] for r in range(rounds + 1)])
+    lines += [f"![{charts[ROUND_CHART]}]({ROUND_CHART})", ""]
+
+    lines += ["---", "", "Made by `corral report` from " + ", ".join(f"`{run}`" for run in runs) + "."]
+    return "\n".join(lines) + "\n"
+
+
+# --- charts -------------------------------------------------------------------------------------------------------
+
+def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Path) -> dict[str, str]:
+    """Draw the charts into ``out``; return their titles by file name.
+
+    Figures are made without pyplot so that no global backend or figure state is touched, and saved without the
+    Software tag so that the files depend only on the numbers.
+    """
+    from matplotlib.figure import Figure
+
+    titles: dict[str, str] = {}
+    save: dict[str, Any] = {"dpi": 100, "metadata": {"Software": None}, "bbox_inches": "tight"}
+
+    key = _group_key(summaries)
+    if key is not None:
+        values = sorted({value for s in summaries for value in s["by_group"].get(key, {})})
+        fig = Figure(figsize=(max(6.0, 0.6 * len(values) * max(1, len(summaries)) ** 0.5 + 2), 4.5))
+        ax = fig.subplots()
+        width = 0.8 / len(summaries)
+        for j, (label, s) in enumerate(zip(labels, summaries, strict=True)):
+            stats = [s["by_group"].get(key, {}).get(value) for value in values]
+            heights = [100 * st["value"] if st and st["n"] else float("nan") for st in stats]
+            errors = [100 * st["se"] if st and st["n"] else 0.0 for st in stats]
+            xs = [i + (j - (len(summaries) - 1) / 2) * width for i in range(len(values))]
+            ax.bar(xs, heights, width, yerr=errors, capsize=2, label=label)
+        ax.set_xticks(range(len(values)), values, rotation=45, ha="right")
+        ax.set_ylim(0, 105)
+        ax.set_xlabel(key)
+        ax.set_ylabel("success (%)")
+        titles[GROUP_CHART] = f"First-attempt success by {key}"
+        ax.set_title(titles[GROUP_CHART])
+        ax.legend(fontsize="small")
+        fig.savefig(out / GROUP_CHART, **save)
+
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    for label, s in zip(labels, summaries, strict=True):
+        ks = [int(k) for k in s["pass_at_k"]] if s["success"]["n"] else []
+        ax.plot(ks, [100 * s["pass_at_k"][str(k)] for k in ks], marker="o", label=label)
+    ax.set_xlabel("k (samples)")
+    ax.set_ylabel("pass@k (%)")
+    ax.set_ylim(0, 105)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    titles[PASS_AT_K_CHART] = "pass@k on the first attempt"
+    ax.set_title(titles[PASS_AT_K_CHART])
+    ax.legend(fontsize="small")
+    fig.savefig(out / PASS_AT_K_CHART, **save)
+
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    for label, s in zip(labels, summaries, strict=True):
+        points = [(row["round"], 100 * row["value"]) for row in s["by_round"] if row["n"]]
+        ax.plot([r for r, _ in points], [v for _, v in points], marker="o", label=label)
+    ax.set_xlabel("feedback round")
+    ax.set_ylabel("cumulative success (%)")
+    ax.set_ylim(0, 105)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    titles[ROUND_CHART] = "Success after feedback rounds"
+    ax.set_title(titles[ROUND_CHART])
+    ax.legend(fontsize="small")
+    fig.savefig(out / ROUND_CHART, **save)
+    return titles

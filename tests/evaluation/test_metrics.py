@@ -1,0 +1,189 @@
+"""pass@k against hand-computed values and the exact formula; summaries of small hand-built runs."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from corral.evaluation._metrics import pass_at_k, summarize
+from corral.evaluation._records import RunConfig, SampleRecord
+
+
+def record(instance: str, sample: int, round_: int, passed: bool, **fields) -> SampleRecord:
+    """A record with only what a test sets; the answer is non-blank unless given."""
+    fields.setdefault("answer", "some text")
+    fields.setdefault("score", 1.0 if passed else 0.0)
+    return SampleRecord(instance=instance, sample=sample, round=round_, passed=passed, messages=[],
+                        output=fields["answer"], **fields)
+
+
+# --- pass@k -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("n", "c", "k", "expected"), [
+    (5, 2, 1, 0.4),
+    (5, 2, 2, 1 - 3 / 10),  # 1 - C(3, 2) / C(5, 2)
+    (10, 3, 5, 1 - 21 / 252),  # 1 - C(7, 5) / C(10, 5)
+    (10, 3, 1, 0.3),
+    (4, 0, 4, 0.0),  # n = k: no pass means 0 ...
+    (4, 1, 4, 1.0),  # ... any pass means 1
+    (4, 3, 4, 1.0),
+    (1, 0, 1, 0.0),
+    (1, 1, 1, 1.0),
+    (7, 5, 3, 1.0),  # n - c < k
+])
+def test_pass_at_k_hand_computed(n, c, k, expected):
+    assert pass_at_k(n, c, k) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("k", range(1, 9))
+def test_pass_at_k_all_fail_or_all_pass(k):
+    assert pass_at_k(8, 0, k) == 0.0
+    assert pass_at_k(8, 8, k) == 1.0
+
+
+@pytest.mark.parametrize(("n", "c", "k"), [(5, 2, 6), (5, 2, 0), (5, 6, 1), (-1, 0, 1), (5, -1, 1), (5, 2, -1),
+                                           (0, 0, 1)])
+def test_pass_at_k_rejects_invalid_inputs(n, c, k):
+    with pytest.raises(ValueError, match="pass_at_k"):
+        pass_at_k(n, c, k)
+
+
+def exact(n: int, c: int, k: int) -> Fraction:
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
+@st.composite
+def nck(draw):
+    n = draw(st.integers(1, 60))
+    return n, draw(st.integers(0, n)), draw(st.integers(1, n))
+
+
+@given(nck())
+def test_pass_at_k_is_the_combinatorial_formula(args):
+    n, c, k = args
+    assert pass_at_k(n, c, k) == pytest.approx(float(exact(n, c, k)), abs=1e-9)
+
+
+@given(nck())
+def test_pass_at_k_is_monotone_in_k_and_c(args):
+    n, c, k = args
+    value = pass_at_k(n, c, k)
+    assert 0.0 <= value <= 1.0
+    if k < n:
+        assert pass_at_k(n, c, k + 1) >= value
+    if c < n:
+        assert pass_at_k(n, c + 1, k) >= value
+
+
+# --- summarize ----------------------------------------------------------------------------------------------------
+
+CONFIG = RunConfig(task="collie", task_version="1", model="m", backend="b", decoding="constrained", samples=2,
+                   rounds=1, instances=["a", "b", "c"]).with_hash()
+WIKI1 = {"structure": "sent01", "source": "wiki"}
+NEWS1 = {"structure": "sent01", "source": "news"}
+WIKI2 = {"structure": "para02", "source": "wiki"}
+
+
+def run_records() -> list[SampleRecord]:
+    """a: 1 of 2 first attempts pass, the other after feedback; b: none pass first, one after feedback;
+    c: both pass first. Plus records outside the run's extent, which must not count."""
+    return [
+        record("a", 0, 0, True, groups=WIKI1, quality={"fluency": 0.2}, prompt_tokens=10, completion_tokens=5,
+               seconds=1.5),
+        record("a", 1, 0, False, groups=WIKI1, score=0.5, quality={"fluency": 0.4}, decoding="free-fallback",
+               cached=True),
+        record("a", 1, 1, True, groups=WIKI1, decoding="constrained", prompt_tokens=20, seconds=0.5),
+        record("b", 0, 0, False, groups=NEWS1, answer="  ", finish_reason="length", completion_tokens=7),
+        record("b", 0, 1, False, groups=NEWS1),
+        record("b", 1, 0, False, groups=NEWS1),
+        record("b", 1, 1, True, groups=NEWS1),
+        record("c", 0, 0, True, groups=WIKI2),
+        record("c", 1, 0, True, groups=WIKI2),
+        # outside the run: an unselected instance, a third sample, a second feedback round
+        record("z", 0, 0, True, groups={"structure": "other"}),
+        record("a", 2, 0, True, groups=WIKI1),
+        record("b", 0, 2, True, groups=NEWS1),
+    ]
+
+
+def test_summary_success_and_standard_error_by_hand():
+    s = summarize(CONFIG, run_records())
+    # per-instance first-attempt rates 0.5, 0, 1: mean 0.5, sample std 0.5
+    assert s["success"] == pytest.approx({"value": 0.5, "se": 0.5 / math.sqrt(3), "n": 3})
+    assert s["pass_at_k"] == pytest.approx({"1": 0.5, "2": 2 / 3})
+    assert s["mean_score"] == pytest.approx((1 + 0.5 + 0 + 0 + 1 + 1) / 6)
+    assert s["quality"] == pytest.approx({"fluency": 0.3})
+    assert (s["task"], s["model"], s["decoding"], s["label"]) == ("collie", "m", "constrained", "m (constrained)")
+    assert (s["samples"], s["rounds"], s["instances"], s["hash"]) == (2, 1, 3, CONFIG.hash)
+    assert s["complete"] is True
+
+
+def test_summary_by_group_sorted():
+    s = summarize(CONFIG, run_records())
+    assert list(s["by_group"]) == ["source", "structure"]
+    assert list(s["by_group"]["structure"]) == ["para02", "sent01"]
+    assert s["by_group"]["structure"]["sent01"] == pytest.approx({"value": 0.25, "se": 0.25, "n": 2})
+    assert s["by_group"]["structure"]["para02"] == {"value": 1.0, "se": 0.0, "n": 1}
+    assert s["by_group"]["source"]["news"] == {"value": 0.0, "se": 0.0, "n": 1}
+    assert s["by_group"]["source"]["wiki"] == pytest.approx({"value": 0.75, "se": 0.25, "n": 2})
+    assert "other" not in s["by_group"]["structure"]
+
+
+def test_summary_by_round_is_cumulative():
+    s = summarize(CONFIG, run_records())
+    assert [row["round"] for row in s["by_round"]] == [0, 1]
+    assert s["by_round"][0] == pytest.approx({"round": 0, "value": 0.5, "se": 0.5 / math.sqrt(3), "n": 3})
+    # after feedback: a 2/2, b 1/2, c 2/2 -> rates 1, 0.5, 1
+    se = math.sqrt(((1 / 6) ** 2 * 2 + (1 / 3) ** 2) / 2) / math.sqrt(3)
+    assert s["by_round"][1] == pytest.approx({"round": 1, "value": 5 / 6, "se": se, "n": 3})
+    assert s["final_success"] == pytest.approx({"value": 5 / 6, "se": se, "n": 3})
+
+
+def test_summary_counts_tokens_and_decoding():
+    s = summarize(CONFIG, run_records())
+    assert s["counts"] == {"records": 9, "empty": 1, "truncated": 1, "errors": 0, "cached": 1, "missing": 0}
+    assert s["sample_decoding"] == {"free": 5, "constrained": 0, "free-fallback": 1}
+    assert s["tokens"] == {"prompt": 30, "completion": 12}
+    assert s["seconds"] == pytest.approx(2.0)
+
+
+def test_missing_first_attempts_exclude_the_instance_and_make_the_run_incomplete():
+    records = [r for r in run_records() if r.key != ("c", 1, 0)]
+    s = summarize(CONFIG, records)
+    assert s["counts"]["missing"] == 1
+    assert s["complete"] is False
+    assert s["success"] == pytest.approx({"value": 0.25, "se": 0.25, "n": 2})
+    assert "para02" not in s["by_group"]["structure"]
+
+
+def test_unfinished_feedback_chain_is_incomplete_and_unknown_after_round_0():
+    records = [r for r in run_records() if r.key != ("b", 0, 1)]
+    s = summarize(CONFIG, records)
+    assert s["counts"]["missing"] == 0
+    assert s["complete"] is False
+    assert s["success"]["n"] == 3
+    assert s["by_round"][1] == pytest.approx({"round": 1, "value": 1.0, "se": 0.0, "n": 2})  # b is not known yet
+
+
+def test_error_records_count_and_make_the_run_incomplete():
+    records = [*run_records(), record("c", 1, 0, False, groups=WIKI2, finish_reason="error", error="boom")]
+    s = summarize(CONFIG, records)
+    assert s["counts"]["errors"] == 1
+    assert s["complete"] is False
+    # the later record for (c, 1, 0) replaces the earlier one: c now 1 of 2 with no feedback round yet
+    assert s["counts"]["records"] == 9
+    assert s["success"]["value"] == pytest.approx((0.5 + 0 + 0.5) / 3)
+
+
+def test_a_single_instance_has_zero_standard_error_and_no_records_give_zeros():
+    one = CONFIG.model_copy(update={"instances": ["c"]})
+    assert summarize(one, run_records())["success"] == {"value": 1.0, "se": 0.0, "n": 1}
+    empty = summarize(CONFIG, [])
+    assert empty["success"] == {"value": 0.0, "se": 0.0, "n": 0}
+    assert empty["counts"]["missing"] == 6
+    assert empty["complete"] is False
+    assert empty["by_group"] == {} and empty["quality"] == {}

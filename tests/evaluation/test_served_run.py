@@ -1,0 +1,50 @@
+"""A served run (llama-cpp-python's OpenAI-compatible server on 127.0.0.1, started here) gives the same records as
+the local backend for greedy decoding on the same model."""
+
+from __future__ import annotations
+
+import pytest
+
+from corral.evaluation import evaluate, read_records
+from corral.models import load_model
+
+from ..models._servers import LlamaServer
+from ..models.test_openai_backend import have_llama_server, smollm2_gguf
+
+pytestmark = [pytest.mark.model, pytest.mark.server]
+
+SELECTION = {"structure": ["word01", "word03", "sent01", "sent04"]}
+# llama-cpp-python's server samples with repeat_penalty 1.1, top_k 40 and min_p 0.05 unless told otherwise; the
+# local backend applies none of them, so the served run asks for plain greedy decoding
+PLAIN_GREEDY = {"extra_body": {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if not have_llama_server():
+        pytest.skip("needs llama-cpp-python[server]")
+    llama = LlamaServer(smollm2_gguf(), tmp_path_factory.mktemp("llama") / "server.log", n_ctx=2048).start()
+    try:
+        yield llama
+    finally:
+        llama.stop()
+
+
+def test_served_greedy_run_matches_the_local_run(tmp_path, server):
+    local_model = load_model("smollm2", n_threads=1)
+    try:
+        local, _ = evaluate("collie", out=tmp_path / "local", filters=SELECTION, per_group=("structure", 3),
+                            rounds=1, loaded_model=local_model)
+    finally:
+        local_model.close()
+    served, summary = evaluate("collie", "openai:smollm2", out=tmp_path / "served", filters=SELECTION,
+                               per_group=("structure", 3), rounds=1, base_url=server.url,
+                               model_options=PLAIN_GREEDY)
+    assert summary["complete"]
+    mine = {r.key: r for r in read_records(local)}
+    theirs = {r.key: r for r in read_records(served)}
+    assert mine.keys() == theirs.keys() and len(mine) >= 12
+    differing = [(k, mine[k].output, theirs[k].output) for k in mine if mine[k].output != theirs[k].output]
+    assert not differing
+    assert all(mine[k].passed == theirs[k].passed and mine[k].prompt_tokens == theirs[k].prompt_tokens
+               for k in mine)
