@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -123,6 +124,12 @@ def _headline(run: Path, summary: dict) -> None:
     counts = summary["counts"]
     text += f"; truncated {counts['truncated']}, empty {counts['empty']}; run: {run}"
     out.print(text, highlight=False, soft_wrap=True)
+    if not summary["complete"]:
+        errors = run / "errors.jsonl"
+        last = errors.read_text(encoding="utf-8").splitlines()[-1] if errors.exists() else ""
+        hint = f" (last: {json.loads(last)['error']})" if last else ""
+        err.print(f"incomplete: some generations failed and are listed in {errors}{hint}; rerun to retry them",
+                  highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

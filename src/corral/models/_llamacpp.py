@@ -30,7 +30,7 @@ class LlamaCppModel:
 
     backend = "llamacpp"
 
-    def __init__(self, model: str = "smollm2", n_ctx: int = 2048, n_threads: int | None = None) -> None:
+    def __init__(self, model: str = "smollm2", n_ctx: int = 8192, n_threads: int | None = None) -> None:
         try:
             from llama_cpp import Llama
         except ImportError as exc:

@@ -1,0 +1,75 @@
+"""``corral eval``: bad input is one line naming the value and the valid choices, exit 2; a real small run works."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from corral.cli import app
+
+runner = CliRunner()
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    return lines[0]
+
+
+def test_unknown_task_names_the_valid_ones():
+    line = _one_line_error(runner.invoke(app, ["eval", "nope"]))
+    assert "unknown task 'nope'" in line and "collie" in line
+
+
+def test_unknown_structure_and_source_name_the_valid_ones():
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--structures", "sent02,sentX"]))
+    assert "'sentX'" in line and "sent02" in line and "para05" in line
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--sources", "reddit"]))
+    assert "'reddit'" in line and "wiki" in line
+
+
+def test_unknown_model_and_decoding():
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--limit", "1", "--model", "no-such-model"]))
+    assert "no-such-model" in line
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--decoding", "sideways"]))
+    assert "sideways" in line and "constrained" in line
+
+
+@pytest.mark.model
+def test_bad_out_and_mixed_configs(tmp_path, monkeypatch):
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    args = ["eval", "collie", "--structures", "word01", "--limit", "1", "--no-report"]
+    assert "is a file" in _one_line_error(runner.invoke(app, [*args, "--out", str(afile)]))
+
+    ok = runner.invoke(app, [*args, "--out", str(tmp_path / "run")])
+    assert ok.exit_code == 0, ok.output
+    assert "smollm2 (free): 1 instances" in ok.stdout
+    line = _one_line_error(runner.invoke(app, [*args, "--out", str(tmp_path / "run"), "--temperature", "0.5"]))
+    assert "another config" in line and "sampling" in line
+
+    listed = runner.invoke(app, ["runs", str(tmp_path)])
+    assert listed.exit_code == 0 and "collie" in listed.stdout
+    unreadable = tmp_path / "broken"
+    unreadable.mkdir()
+    (unreadable / "config.json").write_text("{not json")
+    report = runner.invoke(app, ["report", str(unreadable)])
+    assert "broken" in _one_line_error(report)
+
+
+@pytest.mark.model
+def test_both_decodings_write_two_runs_and_one_report(tmp_path, monkeypatch):
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
+    result = runner.invoke(app, ["eval", "collie", "--structures", "word01,sent04", "--per-structure", "1",
+                                 "--decoding", "both", "--out", str(tmp_path / "cmp")])
+    assert result.exit_code == 0, result.output
+    constrained = json.loads((tmp_path / "cmp" / "constrained" / "summary.json").read_text())
+    assert constrained["success"]["value"] == 1.0 and constrained["sample_decoding"]["constrained"] == 2
+    report = (tmp_path / "cmp" / "report.md").read_text()
+    assert "smollm2 (free)" in report and "smollm2 (constrained)" in report
+    assert (tmp_path / "cmp" / "pass_at_k.png").stat().st_size > 1000
+    assert f"report: {tmp_path / 'cmp' / 'report.md'}" in result.stdout.replace("\n", "")
