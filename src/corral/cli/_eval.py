@@ -71,10 +71,12 @@ def eval_command(
     try:
         for mode, run in zip(modes, runs, strict=True):
             with _progress() as bar:
-                line = bar.add_task(f"{task} {mode}", total=None, rate="")
+                lines: list = []  # the bar appears with the first progress, after the run dir was accepted
 
-                def show(done: int, total: int, passed: int, line=line, bar=bar) -> None:
-                    bar.update(line, completed=done, total=total,
+                def show(done: int, total: int, passed: int, lines=lines, bar=bar, mode=mode) -> None:
+                    if not lines:
+                        lines.append(bar.add_task(f"{task} {mode}", total=None, rate=""))
+                    bar.update(lines[0], completed=done, total=total,
                                rate=f"pass {passed / done:.0%}" if done else "")
 
                 run_dir, summary = evaluate(
