@@ -162,31 +162,32 @@ def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Pat
         ax.legend(fontsize="small")
         fig.savefig(out / GROUP_CHART, **save)
 
-    fig = Figure(figsize=(6, 4))
-    ax = fig.subplots()
-    for label, s in zip(labels, summaries, strict=True):
-        ks = [int(k) for k in s["pass_at_k"]] if s["success"]["n"] else []
-        ax.plot(ks, [100 * s["pass_at_k"][str(k)] for k in ks], marker="o", label=label)
-    ax.set_xlabel("k (samples)")
-    ax.set_ylabel("pass@k (%)")
-    ax.set_ylim(0, 105)
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    curves = []
+    for s_ in summaries:
+        ks = [int(k) for k in s_["pass_at_k"]] if s_["success"]["n"] else []
+        curves.append([(k, 100 * s_["pass_at_k"][str(k)]) for k in ks])
     titles[PASS_AT_K_CHART] = "pass@k on the first attempt"
-    ax.set_title(titles[PASS_AT_K_CHART])
-    ax.legend(fontsize="small")
-    fig.savefig(out / PASS_AT_K_CHART, **save)
+    _line_chart(out / PASS_AT_K_CHART, labels, curves, "k (samples)", "pass@k (%)", titles[PASS_AT_K_CHART], save)
+    curves = [[(row["round"], 100 * row["value"]) for row in s_["by_round"] if row["n"]] for s_ in summaries]
+    titles[ROUND_CHART] = "Success after feedback rounds"
+    _line_chart(out / ROUND_CHART, labels, curves, "feedback round", "cumulative success (%)", titles[ROUND_CHART],
+                save)
+    return titles
+
+
+def _line_chart(path: Path, labels: Sequence[str], curves: Sequence[Sequence[tuple[int, float]]], xlabel: str,
+                ylabel: str, title: str, save: dict) -> None:
+    """One line per run over integer x (k, or the round), y in percent."""
+    from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
-    for label, s in zip(labels, summaries, strict=True):
-        points = [(row["round"], 100 * row["value"]) for row in s["by_round"] if row["n"]]
-        ax.plot([r for r, _ in points], [v for _, v in points], marker="o", label=label)
-    ax.set_xlabel("feedback round")
-    ax.set_ylabel("cumulative success (%)")
+    for label, points in zip(labels, curves, strict=True):
+        ax.plot([x for x, _ in points], [y for _, y in points], marker="o", label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 105)
     ax.xaxis.get_major_locator().set_params(integer=True)
-    titles[ROUND_CHART] = "Success after feedback rounds"
-    ax.set_title(titles[ROUND_CHART])
+    ax.set_title(title)
     ax.legend(fontsize="small")
-    fig.savefig(out / ROUND_CHART, **save)
-    return titles
+    fig.savefig(path, **save)
