@@ -14,7 +14,17 @@ from typing import Any
 
 import catalogue
 
-__all__ = ["RegistryError", "answer_extractors", "backends", "base_constraints", "lookup", "profiles", "tasks"]
+__all__ = [
+    "RegistryError",
+    "answer_extractors",
+    "backends",
+    "base_constraints",
+    "chunk_filters",
+    "chunk_processors",
+    "lookup",
+    "profiles",
+    "tasks",
+]
 
 RegistryError = catalogue.RegistryError
 
@@ -32,6 +42,12 @@ tasks = catalogue.create("corral", "tasks", entry_points=True)
 
 answer_extractors = catalogue.create("corral", "answer_extractors", entry_points=True)
 """Answer-extraction policies, ``name -> (output: str) -> str``: what part of a model's output is checked."""
+
+chunk_filters = catalogue.create("corral", "chunk_filters", entry_points=True)
+"""Corpus chunk filters, ``name -> (text) -> bool`` (keep): no_pipe, no_url, real_sentence, ..."""
+
+chunk_processors = catalogue.create("corral", "chunk_processors", entry_points=True)
+"""Corpus chunk post-processors, ``name -> (text) -> text``: strip_markdown, strip_brackets, drop_title_line."""
 
 
 def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:
