@@ -1,10 +1,11 @@
 """Corpora: read text sources (streaming), chunk them by level with the one segmentation, filter and clean chunks.
 
-Extraction of constraint instances from chunks builds on these (see the corpora issue); this package has no
-model dependency.
+``extract`` fills a structure's ``?holes`` from the checker's observations on each chunk, with seeded,
+order-independent sampling; the CLI, statistics and the Ray engine are still to come (see the corpora issue).
 """
 
 from ._chunks import Chunk, chunks
+from ._extract import Extracted, Structure, StructureError, extract, fill, parse_structure
 from ._filters import COLLIE_FILTERS, COLLIE_PROCESSORS, FilterReport, Pipeline, length
 from ._sources import CorpusError, Document, SourceStats, default_corpus, read_corpus
 
@@ -14,11 +15,17 @@ __all__ = [
     "Chunk",
     "CorpusError",
     "Document",
+    "Extracted",
     "FilterReport",
     "Pipeline",
     "SourceStats",
+    "Structure",
+    "StructureError",
     "chunks",
     "default_corpus",
+    "extract",
+    "fill",
     "length",
+    "parse_structure",
     "read_corpus",
 ]
