@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, parse, render
 from corral.registry import RegistryError
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._collie import app as collie_app
+from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, err, out
+from ._console import fail as _fail
 from ._eval import register as register_eval
 from ._report import register as register_report
 
@@ -28,15 +29,6 @@ app = typer.Typer(
 app.add_typer(collie_app, name="collie")
 register_eval(app)
 register_report(app)
-out = Console()
-err = Console(stderr=True)
-
-EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
-
-
-def _fail(message: str) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_BAD_INPUT)
 
 
 def _load_spec(spec: str, profile: str | None) -> Constraint:

@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from corral.collie import BY_CODE, constraint_for, instances
 
-app = typer.Typer(help="COLLIE-v1: check the shipped instances or model generations.", no_args_is_help=True)
-console = Console()
+from ._console import fail, out
 
+app = typer.Typer(help="COLLIE-v1: check the shipped instances or model generations.", no_args_is_help=True)
 
 @app.command("check")
 def collie_check(
@@ -32,8 +31,8 @@ def collie_check(
     """
     wanted = {s.strip() for s in structures.split(",")} if structures else None
     if wanted and (unknown := wanted - {s.name for s in BY_CODE.values()}):
-        console.print(f"[red]error:[/red] unknown structures {sorted(unknown)}")
-        raise typer.Exit(2)
+        valid = ", ".join(sorted(s.name for s in BY_CODE.values()))
+        raise fail(f"unknown structures {', '.join(sorted(unknown))}; valid: {valid}")
     rows = list(_rows(generations))
     if wanted:
         rows = [r for r in rows if BY_CODE[r["code"]].name in wanted]
@@ -41,7 +40,7 @@ def collie_check(
     sink = output.open("w", encoding="utf-8") if output else None
     start = time.perf_counter()
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True) as progress:
+                  console=out, transient=True) as progress:
         task = progress.add_task("check", total=len(rows))
         for row in rows:
             verdict = constraint_for(row["code"], row["targets"]).check(row["text"])
@@ -60,7 +59,6 @@ def collie_check(
         sink.close()
     _report(stats, len(rows), elapsed, generations is None)
 
-
 def _rows(generations: Path | None):
     if generations is None:
         for inst in instances():
@@ -76,9 +74,7 @@ def _rows(generations: Path | None):
                 yield {"id": row.get("id", row.get("key", number)), "code": row["code"], "targets": row["targets"],
                        "text": row["text"], "reference": row.get("collie_verdict")}
             except (json.JSONDecodeError, KeyError) as exc:
-                console.print(f"[red]error:[/red] {generations}: line {number}: {exc}")
-                raise typer.Exit(2) from None
-
+                raise fail(f"{generations}: line {number}: {exc}") from None
 
 def _report(stats: dict[str, list[int]], total: int, elapsed: float, examples: bool) -> None:
     what = "shipped instance examples" if examples else "generations"
@@ -95,6 +91,6 @@ def _report(stats: dict[str, list[int]], total: int, elapsed: float, examples: b
     if n:
         table.add_row("all", f"{n}", f"{100 * ours / n:.1f}", f"{100 * ref / n:.1f}", f"{100 * agree / n:.1f}",
                       style="bold")
-    console.print(table)
-    console.print(f"{total:,} verdicts in {elapsed:.2f} s ({total / max(elapsed, 1e-9):,.0f} verdicts/s, "
+    out.print(table)
+    out.print(f"{total:,} verdicts in {elapsed:.2f} s ({total / max(elapsed, 1e-9):,.0f} verdicts/s, "
                   "one process, progress display included)")

@@ -16,17 +16,13 @@ from rich.text import Text
 
 from corral.evaluation._records import CONFIG_FILE, RunError
 
+from ._console import fail as _fail
+
 
 def register(app: typer.Typer) -> None:
     """Add ``report`` and ``runs`` to ``app``."""
     app.command("report")(report_command)
     app.command("runs")(runs_command)
-
-
-def _fail(message: str) -> typer.Exit:
-    from corral.cli import _fail as fail  # lazily: corral.cli imports this module to register the commands
-
-    return fail(message)
 
 
 def report_command(
@@ -58,10 +54,10 @@ def runs_command(
 
     if not root.is_dir():
         raise _fail(f"{root}: no such directory")
-    console = Console()
+    out = Console()  # made per call: it reads the terminal width (COLUMNS) when created
     found = find_runs(root)
     if not found:
-        console.print(f"no runs under {root}", highlight=False, markup=False)
+        out.print(f"no runs under {root}", highlight=False, markup=False)
         return
     table = Table(title=f"Runs under {root}")
     for column in ("path", "task", "label", "instances", "samples", "rounds", "success", "final", "complete"):
@@ -76,7 +72,7 @@ def runs_command(
         table.add_row(Text(str(run)), Text(s["task"]), Text(s["label"]), str(s["instances"]), str(s["samples"]),
                       str(s["rounds"]), _percent(s["success"]), _percent(s["final_success"]),
                       "yes" if s["complete"] else "no")
-    console.print(table)
+    out.print(table)
 
 
 def find_runs(root: Path) -> list[Path]:

@@ -1,0 +1,17 @@
+"""Where every ``corral`` subcommand prints, and its one way to fail on bad input: one line, exit 2."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+out = Console()
+err = Console(stderr=True)
+
+EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` to stderr and return the exit to raise (code 2)."""
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_BAD_INPUT)
