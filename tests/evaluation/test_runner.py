@@ -114,9 +114,12 @@ def test_the_response_cache_is_shared_across_runs(tmp_path, counting):
 
 
 def test_feedback_rounds_send_the_checkers_feedback_back(tmp_path, counting):
-    run, summary = evaluate("collie", out=tmp_path / "run", filters={"structure": ["sent01"]}, limit=2, rounds=2,
-                            loaded_model=counting)
+    seen = []
+    run, summary = evaluate("collie", out=tmp_path / "run", filters={"structure": ["sent01", "word01"]},
+                            per_group=("structure", 2), rounds=2, loaded_model=counting,
+                            on_progress=lambda done, total, passed: seen.append((done, total)))
     records = {r.key: r for r in read_records(run)}
+    assert seen[0] == (0, 4 * 3) and seen[-1] == (len(records), len(records))  # the total shrinks on each pass
     later = [r for r in records.values() if r.round > 0]
     assert later, "SmolLM2 fails sent01's exact character counts; feedback rounds must follow"
     for record in later:

@@ -132,7 +132,8 @@ def evaluate(
                     records_file.flush()
                     progress[0] += len(records)
                     progress[2] += sum(r.passed for r in records)
-                    progress[1] = _expected(config, done)
+                    # a pass at round r means this chain's rounds r+1..R will not be needed
+                    progress[1] -= sum(rounds - r.round for r in records if r.passed)
                     if on_progress:
                         on_progress(*progress)
     finally:
