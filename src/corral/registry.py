@@ -49,6 +49,9 @@ chunk_filters = catalogue.create("corral", "chunk_filters", entry_points=True)
 chunk_processors = catalogue.create("corral", "chunk_processors", entry_points=True)
 """Corpus chunk post-processors, ``name -> (text) -> text``: strip_markdown, strip_brackets, drop_title_line."""
 
+#: Named suites of extraction recipes for ``corral build NAME`` (``collie-v1``): callables returning the recipes.
+build_suites = catalogue.create("corral", "build_suites", entry_points=True)
+
 
 def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:
     """Get ``name`` from ``registry`` or raise a one-line error listing the names that exist."""

@@ -18,13 +18,28 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import heapq
+import itertools
 import json
+import math
+import random
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from corral.constraints import Constraint, ConstraintSyntaxError, Count, Match, parse
+from corral.constraints import (
+    TEXT,
+    UNIT,
+    Constraint,
+    ConstraintSyntaxError,
+    Count,
+    ForEach,
+    Match,
+    Quantifier,
+    UnitRef,
+    parse,
+)
+from corral.text import Level, segment
 
 from ._chunks import Chunk
 
@@ -106,11 +121,14 @@ class Extracted:
     document: str
     chunk: int
     key: str = field(compare=False)
+    source: str = ""
+    structure: str = ""
 
-    def to_json(self, structure: str) -> dict[str, Any]:
-        return {"structure": structure, "constraint": str(self.constraint), "values": self.values,
-                "prompt": self.constraint.render(), "example": self.example, "document": self.document,
-                "chunk": self.chunk}
+    def to_json(self) -> dict[str, Any]:
+        """One line of an instances file (what ``corral eval FILE.jsonl`` reads)."""
+        return {"id": f"{self.structure}-{self.key[:12]}", "structure": self.structure,
+                "constraint": str(self.constraint), "values": self.values, "prompt": self.constraint.render(),
+                "example": self.example, "source": self.source, "document": self.document, "chunk": self.chunk}
 
 
 def fill(structure: Structure, values: Mapping[str, Any]) -> Constraint:
@@ -127,7 +145,7 @@ def _replace(node: Any, sentinels: Mapping[Any, Any]) -> Any:
         changes = {}
         for f in dataclasses.fields(node):
             value = getattr(node, f.name)
-            if isinstance(value, str | int) and not isinstance(value, bool) and value in sentinels:
+            if isinstance(value, str | int | UnitRef) and not isinstance(value, bool) and value in sentinels:
                 changes[f.name] = sentinels[value]
             elif dataclasses.is_dataclass(value) or isinstance(value, tuple):
                 new = _replace(value, sentinels)
@@ -155,7 +173,28 @@ def observe(structure: Structure, text: str) -> dict[str, Any] | None:
             if not isinstance(part.observed, str):
                 return None
             values[wanted_strings[node.value]] = part.observed
+        elif isinstance(node, ForEach) and node.quantifier is Quantifier.ALL and node.of == TEXT:
+            inner = _each_unit(structure, node, text)
+            if inner is None:
+                return None
+            values.update(inner)
     return values
+
+
+def _each_unit(structure: Structure, node: ForEach, text: str) -> dict[str, Any] | None:
+    """Values read inside ``all(text, level, body)``: the body observed on each unit, the same in every one."""
+    profile = structure.template.profile
+    body = Structure(structure.spec, Constraint(_replace(node.body, {UNIT: TEXT}), node.level, profile),
+                     structure.numbers, structure.strings)
+    agreed: dict[str, Any] | None = None
+    for unit in segment(text, node.level, profile):
+        if not unit.text.strip():
+            continue
+        seen = observe(body, unit.text)
+        if seen is None or (agreed is not None and seen != agreed):
+            return None
+        agreed = seen
+    return agreed
 
 
 def _number(rel: str, observed: Any) -> int | None:
@@ -167,76 +206,195 @@ def _number(rel: str, observed: Any) -> int | None:
     return {"<=": max(seen), "<": max(seen) + 1, ">=": min(seen), ">": min(seen) - 1}[rel]
 
 
-def extract(structure: Structure, chunks: Iterable[Chunk], *, ranges: Mapping[str, tuple[int, int]] | None = None,
-            candidates: Mapping[str, Sequence[str]] | None = None, per_structure: int = 100, seed: int = 0,
-            name: str = "") -> list[Extracted]:
-    """Up to ``per_structure`` instances, seeded bottom-k over every (chunk, values) that passes."""
-    ranges, candidates = dict(ranges or {}), dict(candidates or {})
-    for hole in [*ranges, *candidates]:
-        if hole not in structure.holes:
-            raise StructureError(f"?{hole} is not a hole of {structure.spec!r}; its holes: "
-                                 f"{', '.join('?' + h for h in structure.holes)}")
-    for hole, (low, high) in ranges.items():
-        if low > high:
-            raise StructureError(f"the range of ?{hole} is empty: {low}..{high}")
-    heap: list[tuple[str, int, Extracted]] = []  # max-heap on key via negation of ordering: keep k smallest
-    counter = 0
-    for chunk in chunks:
-        for candidate in _candidates(structure, chunk, ranges, candidates):
-            key = _key(seed, name or structure.spec, chunk, candidate)
-            entry = (_neg(key), counter, _extracted(structure, chunk, candidate, key))
-            counter += 1
-            if len(heap) < per_structure:
-                heapq.heappush(heap, entry)
-            elif entry[0] > heap[0][0]:
-                heapq.heapreplace(heap, entry)
-    return sorted((e for _, _, e in heap), key=lambda e: e.key)
+Candidates = Mapping[str, "Sequence[str] | str"]
+"""Per hole, the values to sweep: a list, or ``@word`` / ``@sentence`` ... for the chunk's own units at that level."""
+
+MAX_SWEEP = 64  # combinations tried per chunk for swept holes (in the chunk's seeded order)
+ENUMERATE_UP_TO = 512  # below this many combinations all are enumerated and shuffled; above, drawn at random
 
 
-def _candidates(structure: Structure, chunk: Chunk, ranges: Mapping[str, tuple[int, int]],
-                candidates: Mapping[str, Sequence[str]]) -> Iterator[dict[str, Any]]:
-    observed = observe(structure, chunk.text)
-    if observed is None:
-        return
-    for hole, (low, high) in ranges.items():
-        if hole in observed and not low <= observed[hole] <= high:
+@dataclass(frozen=True)
+class Recipe:
+    """What to extract under one name: alternative structures (e.g. para05 with 3, 4 or 5 sentences), the value
+    range of numeric holes, candidates for holes, for passage structures how many paragraphs a passage has (one
+    entry per alternative), and ``where`` conditions a chunk must meet that are not part of the instance."""
+
+    name: str
+    structures: tuple[Structure, ...]
+    ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    candidates: Candidates = field(default_factory=dict)
+    passage_paragraphs: tuple[int, ...] = ()
+    where: tuple[Constraint | str, ...] = ()
+
+    def __post_init__(self) -> None:
+        conditions = []
+        for condition in self.where:
+            try:
+                conditions.append(condition if isinstance(condition, Constraint) else parse(condition))
+            except ConstraintSyntaxError as exc:
+                raise StructureError(f"{self.name}: bad condition {condition!r}: {exc}") from None
+        object.__setattr__(self, "where", tuple(conditions))
+        if not self.structures:
+            raise StructureError(f"{self.name}: no structure given")
+        holes = {h for s in self.structures for h in s.holes}
+        for hole in [*self.ranges, *self.candidates]:
+            if hole not in holes:
+                raise StructureError(f"{self.name}: ?{hole} is not a hole of {self.structures[0].spec!r}; its holes: "
+                                     f"{', '.join('?' + h for h in sorted(holes))}")
+        for hole, (low, high) in self.ranges.items():
+            if low > high:
+                raise StructureError(f"{self.name}: the range of ?{hole} is empty: {low}..{high}")
+        for hole, values in self.candidates.items():
+            if isinstance(values, str):
+                Level.parse(values.removeprefix("@"))  # raises a ValueError naming the levels
+            elif not values:
+                raise StructureError(f"{self.name}: the candidates of ?{hole} are empty")
+        if self.passage_paragraphs and len(self.passage_paragraphs) != len(self.structures):
+            raise StructureError(f"{self.name}: one passage size per structure, got {len(self.passage_paragraphs)} "
+                                 f"for {len(self.structures)}")
+
+    def chunking(self, alternative: int) -> tuple[Level, int]:
+        """The level and passage size the chunks of ``alternative`` are cut at."""
+        level = self.structures[alternative].template.level
+        width = self.passage_paragraphs[alternative] if self.passage_paragraphs else 3
+        return level, width if level is Level.PASSAGE else 1
+
+
+def recipe(spec: str | Structure, *, name: str = "", ranges: Mapping[str, tuple[int, int]] | None = None,
+           candidates: Candidates | None = None, passage_paragraphs: int = 3) -> Recipe:
+    """A one-structure recipe from a spec with holes."""
+    structure = spec if isinstance(spec, Structure) else parse_structure(spec)
+    return Recipe(name or structure.spec, (structure,), dict(ranges or {}), dict(candidates or {}),
+                  (passage_paragraphs,))
+
+
+class BottomK:
+    """The ``k`` entries with the smallest keys seen: a seeded sample that does not depend on arrival order, and
+    that merges exactly (the bottom-k of a union is the bottom-k of the parts' bottom-k)."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._heap: list[tuple[_Neg, Extracted]] = []
+
+    def wants(self, key: str) -> bool:
+        """Whether an entry with ``key`` would be kept now (checked before any expensive work)."""
+        return self.k > 0 and (len(self._heap) < self.k or key < self._heap[0][0].key)
+
+    def offer(self, item: Extracted) -> None:
+        if not self.wants(item.key):
             return
-    missing = [h for h in structure.holes if h not in observed]
-    unfillable = [h for h in missing if h not in candidates]
-    if unfillable:
-        raise StructureError(f"?{unfillable[0]} cannot be read from text (the checker observes no value for it); "
-                             f"give candidates for it, e.g. --candidates {unfillable[0]}=the,and,of")
-    for combo in _product([list(candidates[h]) for h in missing]):
-        values = {**observed, **dict(zip(missing, combo, strict=True))}
-        if fill(structure, values).check(chunk.text).passed:
-            yield values
+        entry = (_Neg(item.key), item)
+        if len(self._heap) < self.k:
+            heapq.heappush(self._heap, entry)
+        else:
+            heapq.heapreplace(self._heap, entry)
+
+    def items(self) -> list[Extracted]:
+        return sorted((item for _, item in self._heap), key=lambda e: e.key)
 
 
-def _product(lists: list[list[str]]) -> Iterator[tuple[str, ...]]:
-    if not lists:
-        yield ()
-        return
-    for head in lists[0]:
-        for rest in _product(lists[1:]):
-            yield (head, *rest)
+@dataclass(frozen=True)
+class _Neg:
+    """Reverses key order so that Python's min-heap keeps the largest kept key on top."""
+
+    key: str
+
+    def __lt__(self, other: _Neg) -> bool:
+        return self.key > other.key
 
 
-def _extracted(structure: Structure, chunk: Chunk, values: dict[str, Any], key: str) -> Extracted:
-    constraint = fill(structure, values)
-    verdict = constraint.check(chunk.text)
-    if not verdict.passed:  # the invariant of extraction: never ship an instance its own example fails
-        raise AssertionError(f"extracted {constraint} fails its example {chunk.text!r}: {verdict.feedback}")
-    return Extracted(constraint, values, chunk.text, chunk.document, chunk.index, key)
-
-
-def _key(seed: int, name: str, chunk: Chunk, values: Mapping[str, Any]) -> str:
-    data = json.dumps([seed, name, chunk.document, chunk.index, values], sort_keys=True, ensure_ascii=False)
+def chunk_key(seed: int, name: str, chunk: Chunk) -> str:
+    """The sampling key of a chunk for one recipe: a hash of the seed, the recipe and where the chunk is."""
+    data = json.dumps([seed, name, chunk.document, chunk.level.value, chunk.width, chunk.index], ensure_ascii=False)
     return hashlib.sha256(data.encode()).hexdigest()
 
 
-class _neg(str):
-    def __lt__(self, other: str) -> bool:
-        return str.__gt__(self, other)
+def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> Extracted | None:
+    """The instance ``chunk`` gives for ``recipe``'s alternative, or None. At most one per chunk: swept holes are
+    tried in an order seeded by the chunk's key, and the first combination the chunk passes is taken."""
+    structure = recipe.structures[alternative]
+    if not all(condition.check(chunk.text).passed for condition in recipe.where):  # type: ignore[union-attr]
+        return None
+    observed = observe(structure, chunk.text)
+    if observed is None:
+        return None
+    for hole, value in observed.items():
+        low, high = recipe.ranges.get(hole, (value, value)) if isinstance(value, int) else (value, value)
+        if not low <= value <= high:
+            return None
+        allowed = recipe.candidates.get(hole)
+        if isinstance(allowed, Sequence) and not isinstance(allowed, str) and value not in allowed:
+            return None
+    missing = [h for h in structure.holes if h not in observed]
+    unfillable = [h for h in missing if h not in recipe.candidates]
+    if unfillable:
+        raise StructureError(f"{recipe.name}: ?{unfillable[0]} cannot be read from text (the checker observes no "
+                             f"value for it); give candidates for it, e.g. --candidates {unfillable[0]}=the,and,of")
+    rng = random.Random(key)
+    for combo in _sweep(missing, recipe.candidates, chunk, structure.template.profile, rng):
+        values = {**observed, **combo}
+        constraint = fill(structure, values)
+        if constraint.check(chunk.text).passed:
+            return Extracted(constraint, values, chunk.text, chunk.document, chunk.index, key, chunk.source,
+                             recipe.name)
+    return None
 
-    def __gt__(self, other: str) -> bool:
-        return str.__lt__(self, other)
+
+def _sweep(holes: list[str], candidates: Candidates, chunk: Chunk, profile: str, rng: random.Random) -> Iterator[dict[str, str]]:
+    """Combinations of distinct values for the swept holes, in a seeded order. Holes sweeping the same list take
+    values in the list's order (w1 before w2 in the sentence), so a combination is a set, not a permutation."""
+    if not holes:
+        yield {}
+        return
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for hole in holes:
+        values = candidates[hole]
+        pool = _units(chunk, values, profile) if isinstance(values, str) else tuple(dict.fromkeys(values))
+        groups.setdefault(pool, []).append(hole)
+    total = 1
+    for pool, members in groups.items():
+        total *= math.comb(len(pool), len(members))
+    if total == 0:
+        return
+    if total <= ENUMERATE_UP_TO:
+        combos = list(itertools.product(*[itertools.combinations(range(len(p)), len(m)) for p, m in groups.items()]))
+        rng.shuffle(combos)
+        chosen: Iterable[tuple[tuple[int, ...], ...]] = combos[:MAX_SWEEP]
+    else:
+        seen: set[tuple[tuple[int, ...], ...]] = set()
+        for _ in range(MAX_SWEEP):
+            seen.add(tuple(tuple(sorted(rng.sample(range(len(p)), len(m)))) for p, m in groups.items()))
+        chosen = sorted(seen, key=lambda c: rng.random())
+    for combo in chosen:
+        yield {hole: pool[i] for (pool, members), picks in zip(groups.items(), combo, strict=True)
+               for hole, i in zip(members, picks, strict=True)}
+
+
+def _units(chunk: Chunk, level: str, profile: str) -> tuple[str, ...]:
+    found = (u.text for u in segment(chunk.text, Level.parse(level.removeprefix("@")), profile))
+    return tuple(dict.fromkeys(t for t in found if t.strip()))
+
+
+def extract(structure: Structure | Recipe, chunks: Iterable[Chunk], *,
+            ranges: Mapping[str, tuple[int, int]] | None = None, candidates: Candidates | None = None,
+            per_structure: int = 100, seed: int = 0, name: str = "") -> list[Extracted]:
+    """Up to ``per_structure`` instances, the seeded bottom-k over every chunk that gives one (one per chunk)."""
+    the_recipe = structure if isinstance(structure, Recipe) else recipe(
+        structure, name=name, ranges=ranges, candidates=candidates)
+    sample = BottomK(per_structure)
+    for chunk in chunks:
+        for alternative in range(len(the_recipe.structures)):
+            if the_recipe.chunking(alternative) != (chunk.level, chunk.width):
+                continue
+            key = chunk_key(seed, the_recipe.name, chunk)
+            if sample.wants(key) and (found := extract_chunk(the_recipe, alternative, chunk, key)) is not None:
+                assert_passes(found)
+                sample.offer(found)
+    return sample.items()
+
+
+def assert_passes(item: Extracted) -> None:
+    """The invariant of extraction: never ship an instance its own example fails."""
+    verdict = item.constraint.check(item.example)
+    if not verdict.passed:
+        raise AssertionError(f"extracted {item.constraint} fails its example {item.example!r}: {verdict.feedback}")

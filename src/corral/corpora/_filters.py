@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import regex
 
 from corral.registry import chunk_filters, chunk_processors, lookup
+from corral.text import Level
 
 from ._chunks import Chunk
 
@@ -71,6 +72,12 @@ def ascii_letters(text: str) -> bool:
     return all(" " <= c <= "~" or c == "\n" for c in text)
 
 
+@chunk_filters.register("letters_only")
+def letters_only(text: str) -> bool:
+    """A word chunk made of letters alone: numbers, dates and tokens like "don't" or "U.S." make poor words."""
+    return _WORD.fullmatch(text) is not None
+
+
 @chunk_processors.register("strip_markdown")
 def strip_markdown(text: str) -> str:
     """Heading marks, bullets, quotes, emphasis and code ticks removed; the words stay."""
@@ -94,6 +101,7 @@ def drop_title_line(text: str) -> str:
 
 COLLIE_FILTERS = ("no_pipe", "no_url", "no_caption", "no_copyright", "no_all_caps_line", "real_sentence")
 COLLIE_PROCESSORS = ("strip_markdown", "strip_brackets", "drop_title_line")
+WORD_FILTERS = ("letters_only",)
 
 
 def length(min_words: int = 0, max_words: int | None = None, min_chars: int = 0,
@@ -154,3 +162,12 @@ class Pipeline:
                 report.removed[dropped_by] += 1
                 continue
             yield chunk if text == chunk.text else replace(chunk, text=text)
+
+
+def default_pipeline(level: Level | str) -> Pipeline:
+    """The cleaning each level gets by default: COLLIE's processors and filters for sentences and up; words are
+    kept when they are letters alone (a sentence filter would remove every word)."""
+    level = level if isinstance(level, Level) else Level.parse(level)
+    if level in (Level.WORD, Level.CHAR):
+        return Pipeline(processors=(), filters=WORD_FILTERS)
+    return Pipeline()

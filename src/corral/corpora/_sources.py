@@ -65,13 +65,119 @@ def read_corpus(path: str | Path, text_field: str = "text", stats: SourceStats |
             yield from _text_file(file, stats)
 
 
+@dataclass(frozen=True)
+class Shard:
+    """A piece of a corpus one worker reads: a whole file, the default corpus, or a byte range of a large
+    uncompressed JSONL file, cut at line ends (``first_line`` numbers its first line, for ids and messages)."""
+
+    path: str
+    start: int = 0
+    end: int | None = None
+    first_line: int = 1
+    size: int = 0  # bytes, for progress
+
+
+def shards(path: str | Path, target_bytes: int = 64 * 1024 * 1024) -> list[Shard]:
+    """The corpus at ``path`` split for parallel reading; reading the shards in order gives ``read_corpus(path)``."""
+    if str(path) == "default":
+        return [Shard("default")]
+    root = Path(path)
+    if not root.exists():
+        raise CorpusError(f"corpus path {root} does not exist")
+    files_ = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and _readable_kind(p))
+    if root.is_dir() and not files_:
+        raise CorpusError(f"corpus folder {root} has no .txt, .md or .jsonl files")
+    out: list[Shard] = []
+    for file in files_:
+        size = file.stat().st_size
+        if file.name.endswith((".jsonl", ".ndjson")) and size > target_bytes:
+            out += _line_ranges(file, size, target_bytes)
+        else:
+            out.append(Shard(str(file), size=size))
+    return out
+
+
+def _line_ranges(file: Path, size: int, target_bytes: int) -> list[Shard]:
+    """Byte ranges of about ``target_bytes`` ending at line ends, with the number of each range's first line."""
+    cuts: list[Shard] = []
+    start = 0
+    try:
+        with file.open("rb") as stream:
+            while start < size:
+                stream.seek(start + target_bytes)
+                rest = stream.readline()  # to the end of the line the target falls in
+                end = min(size, start + target_bytes + len(rest))
+                cuts.append(Shard(str(file), start, end, 0, end - start))
+                start = end
+    except OSError as exc:
+        raise CorpusError(f"cannot read {file}: {exc.strerror}") from None
+    return _number(cuts, file)
+
+
+def _number(cuts: list[Shard], file: Path) -> list[Shard]:
+    """Fill in each range's first line number by counting the line ends before it."""
+    numbered, line = [], 1
+    with file.open("rb") as stream:
+        for cut in cuts:
+            numbered.append(Shard(cut.path, cut.start, cut.end, line, cut.size))
+            stream.seek(cut.start)
+            remaining = cut.size
+            while remaining > 0:
+                data = stream.read(min(remaining, 16 * 1024 * 1024))
+                if not data:
+                    break
+                line += data.count(b"\n")
+                remaining -= len(data)
+    return numbered
+
+
+def read_shard(shard: Shard, text_field: str = "text", stats: SourceStats | None = None) -> Iterator[Document]:
+    """The documents of one shard (see ``shards``)."""
+    stats = stats if stats is not None else SourceStats()
+    if shard.path == "default":
+        yield from default_corpus(stats)
+        return
+    path = Path(shard.path)
+    if shard.start == 0 and shard.end is None:
+        yield from read_corpus(path, text_field, stats)
+        return
+    try:
+        raw = path.open("rb")
+    except OSError as exc:
+        raise CorpusError(f"cannot read {path}: {exc.strerror}") from None
+    with raw:
+        raw.seek(shard.start)
+        limited = io.BufferedReader(_Window(raw, shard.size))
+        yield from _jsonl_lines(io.TextIOWrapper(limited, encoding="utf-8"), str(path), text_field, stats,
+                                first_line=shard.first_line)
+
+
+class _Window(io.RawIOBase):
+    """At most ``length`` bytes of a stream, from where it stands."""
+
+    def __init__(self, stream: io.BufferedReader, length: int) -> None:
+        self._stream, self._left = stream, length
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        if self._left <= 0:
+            return 0
+        data = self._stream.read(min(len(buffer), self._left))
+        buffer[: len(data)] = data
+        self._left -= len(data)
+        return len(data)
+
+
 def default_corpus(stats: SourceStats | None = None) -> Iterator[Document]:
     """The shipped public-domain corpus: Moby-Dick by chapter, 233 State of the Union addresses, and the
     COLLIE-v1 example passages (wiki, ccnews, guten), each once. Licences in DATA_LICENSES.md."""
     stats = stats if stats is not None else SourceStats()
     with files("corral.corpora").joinpath("data", "public_domain.jsonl.gz").open("rb") as raw:
-        yield from _jsonl_lines(io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8"),
-                                "public_domain", "text", stats)
+        for doc in _jsonl_lines(io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8"),
+                                "public_domain", "text", stats):
+            yield Document(doc.id, doc.text, doc.source, {**doc.meta, "source": str(doc.meta["id"]).split("/")[0]})
     from corral.collie._data import instances
 
     seen: set[str] = set()
@@ -112,8 +218,9 @@ def _jsonl(path: Path, text_field: str, stats: SourceStats) -> Iterator[Document
             raise CorpusError(f"cannot read {path}: {exc}") from None
 
 
-def _jsonl_lines(lines: io.TextIOBase, source: str, text_field: str, stats: SourceStats) -> Iterator[Document]:
-    number = 0
+def _jsonl_lines(lines: io.TextIOBase, source: str, text_field: str, stats: SourceStats,
+                 first_line: int = 1) -> Iterator[Document]:
+    number = first_line - 1
     while True:
         try:
             line = lines.readline(MAX_LINE_BYTES + 1)

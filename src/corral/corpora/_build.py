@@ -1,0 +1,197 @@
+"""Building an instance suite from a corpus: read → chunk → clean and filter → extract, for several recipes at once.
+
+One pass over the corpus serves every recipe: each document is cut once per chunking the recipes need (a level,
+the passage size, the profile), the chunks are cleaned and filtered once, and each recipe's seeded bottom-k
+sample sees them. ``process`` is the whole per-document work and is what every engine runs (the local engine
+over all shards in order; the Ray engine per shard, then ``merge``), which is why the engines agree exactly.
+
+The result is written atomically: instances to a temporary file renamed over ``out``, so an interrupted or
+failed build leaves either the old file or none, never half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corral.text import Level
+
+from ._chunks import Chunk, chunks
+from ._extract import BottomK, Extracted, Recipe, assert_passes, chunk_key, extract_chunk
+from ._filters import FilterReport, Pipeline, default_pipeline
+from ._sources import Document, Shard, SourceStats, read_shard
+
+Chunking = tuple[Level, int, str]  # level, passage size (1 below passages), profile
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """Everything that decides a build's output: the recipes, how many instances each, the seed, and cleaning."""
+
+    recipes: tuple[Recipe, ...]
+    per_structure: int = 100
+    seed: int = 0
+    pipeline: Pipeline | None = None  # None: each level's default (``default_pipeline``)
+    text_field: str = "text"
+
+    def __post_init__(self) -> None:
+        names = [r.name for r in self.recipes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"recipe names repeat: {', '.join(sorted(n for n in set(names) if names.count(n) > 1))}")
+        if self.per_structure < 1:
+            raise ValueError(f"--per-structure must be at least 1, got {self.per_structure}")
+
+    def chunkings(self) -> dict[Chunking, list[tuple[Recipe, int]]]:
+        """For each chunking the recipes need, the (recipe, alternative) pairs that read it."""
+        out: dict[Chunking, list[tuple[Recipe, int]]] = {}
+        for recipe in self.recipes:
+            for alternative, structure in enumerate(recipe.structures):
+                level, width = recipe.chunking(alternative)
+                out.setdefault((level, width, structure.template.profile), []).append((recipe, alternative))
+        return out
+
+
+@dataclass
+class BuildState:
+    """What a build has gathered so far; engines fill one per worker and ``merge`` them."""
+
+    samples: dict[str, BottomK]
+    filters: dict[str, FilterReport] = field(default_factory=dict)  # by chunking label ("sentence", "passage/3")
+    sources: SourceStats = field(default_factory=SourceStats)
+    documents: Counter[str] = field(default_factory=Counter)  # by source label
+    chunks: Counter[str] = field(default_factory=Counter)  # chunks checked, by chunking label
+    passing: Counter[str] = field(default_factory=Counter)  # chunks that gave an instance, by recipe
+
+    @classmethod
+    def empty(cls, plan: BuildPlan) -> BuildState:
+        return cls({r.name: BottomK(plan.per_structure) for r in plan.recipes})
+
+    def merge(self, other: BuildState) -> None:
+        for name, sample in other.samples.items():
+            for item in sample.items():
+                self.samples[name].offer(item)
+        for label, report in other.filters.items():
+            mine = self.filters.setdefault(label, FilterReport())
+            mine.seen += report.seen
+            mine.removed.update(report.removed)
+        self.sources.documents += other.sources.documents
+        self.sources.skipped += other.sources.skipped
+        self.documents.update(other.documents)
+        self.chunks.update(other.chunks)
+        self.passing.update(other.passing)
+
+
+def chunking_label(chunking: Chunking) -> str:
+    level, width, _ = chunking
+    return f"{level.value}/{width}" if level is Level.PASSAGE else level.value
+
+
+def process(plan: BuildPlan, documents: Iterable[Document], state: BuildState) -> None:
+    """Run the per-document pipeline over ``documents`` into ``state``."""
+    groups = plan.chunkings()
+    for document in documents:
+        state.documents[str(document.meta.get("source", document.source))] += 1
+        for chunking, readers in groups.items():
+            level, width, profile = chunking
+            label = chunking_label(chunking)
+            report = state.filters.setdefault(label, FilterReport())
+            pipeline = plan.pipeline or default_pipeline(level)
+            for chunk in pipeline.run(chunks(document, level, profile, width), report):
+                state.chunks[label] += 1
+                _offer(plan, chunk, readers, state)
+
+
+def _offer(plan: BuildPlan, chunk: Chunk, readers: Sequence[tuple[Recipe, int]], state: BuildState) -> None:
+    for recipe, alternative in readers:
+        sample = state.samples[recipe.name]
+        key = chunk_key(plan.seed, recipe.name, chunk)
+        if not sample.wants(key):  # outside the sample whatever the chunk holds: no check needed
+            continue
+        found = extract_chunk(recipe, alternative, chunk, key)
+        if found is not None:
+            assert_passes(found)
+            state.passing[recipe.name] += 1
+            sample.offer(found)
+
+
+def process_shards(plan: BuildPlan, shard_list: Sequence[Shard], state: BuildState,
+                   on_shard: Callable[[Shard], None] | None = None) -> None:
+    """The local engine: every shard in order, in this process."""
+    for shard in shard_list:
+        process(plan, read_shard(shard, plan.text_field, state.sources), state)
+        if on_shard is not None:
+            on_shard(shard)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A finished build: instances per recipe (in plan order, each sorted by key) and what was read and removed."""
+
+    plan: BuildPlan
+    instances: dict[str, list[Extracted]]
+    filters: dict[str, FilterReport]
+    sources: SourceStats
+    documents: dict[str, int]
+    chunks: dict[str, int]
+    passing: dict[str, int]
+
+    @classmethod
+    def of(cls, plan: BuildPlan, state: BuildState) -> BuildResult:
+        return cls(plan, {r.name: state.samples[r.name].items() for r in plan.recipes}, dict(state.filters),
+                   state.sources, dict(sorted(state.documents.items())), dict(state.chunks), dict(state.passing))
+
+    def lines(self) -> list[str]:
+        """The instances file's lines: recipes in plan order, instances by key; no timestamps, so reruns match."""
+        return [json.dumps(item.to_json(), ensure_ascii=False) for name in self.instances
+                for item in self.instances[name]]
+
+
+def build_local(plan: BuildPlan, shard_list: Sequence[Shard],
+                on_shard: Callable[[Shard], None] | None = None) -> BuildResult:
+    state = BuildState.empty(plan)
+    process_shards(plan, shard_list, state, on_shard)
+    return BuildResult.of(plan, state)
+
+
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write ``path`` via a temporary file in the same folder, renamed over it once complete."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(text.encode("utf-8") if isinstance(text, str) else text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_instances(result: BuildResult, out: Path) -> int:
+    lines = result.lines()
+    write_atomic(out, "".join(line + "\n" for line in lines))
+    return len(lines)
+
+
+def read_instances(path: Path) -> list[dict[str, Any]]:
+    """The rows of an instances file; a malformed line is an error naming its number."""
+    rows = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{number}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(row, dict) or not isinstance(row.get("constraint"), str):
+                raise ValueError(f"{path}:{number}: an instance needs a string field 'constraint'")
+            rows.append(row)
+    return rows
