@@ -13,6 +13,7 @@ from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntax
 from corral.registry import RegistryError
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
+from ._build import register as register_build
 from ._collie import app as collie_app
 from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, err, out
 from ._console import fail as _fail
@@ -29,6 +30,7 @@ app = typer.Typer(
 app.add_typer(collie_app, name="collie")
 register_eval(app)
 register_report(app)
+register_build(app)
 
 
 def _load_spec(spec: str, profile: str | None) -> Constraint:

@@ -1,31 +1,46 @@
-"""Corpora: read text sources (streaming), chunk them by level with the one segmentation, filter and clean chunks.
+"""Corpora: build constraint instances from real text (COLLIE §3, stage 2), reproducibly and at corpus scale.
 
-``extract`` fills a structure's ``?holes`` from the checker's observations on each chunk, with seeded,
-order-independent sampling; the CLI, statistics and the Ray engine are still to come (see the corpora issue).
+Sources stream documents (text files, JSONL, Hugging Face datasets from local files, the shipped public-domain
+corpus); chunks are cut by level with ``corral.text``'s one segmentation; registered filters and
+post-processors clean them; ``extract`` fills a structure's ``?holes`` from the checker's observations with a
+seeded bottom-k sample that does not depend on chunk order, so the local and Ray engines agree exactly.
 """
 
+from . import _suites  # noqa: F401  (registers the collie-v1 suite)
+from ._build import BuildPlan, BuildResult, build_local, read_instances, write_instances
 from ._chunks import Chunk, chunks
-from ._extract import Extracted, Structure, StructureError, extract, fill, parse_structure
-from ._filters import COLLIE_FILTERS, COLLIE_PROCESSORS, FilterReport, Pipeline, length
-from ._sources import CorpusError, Document, SourceStats, default_corpus, read_corpus
+from ._extract import Extracted, Recipe, Structure, StructureError, extract, fill, parse_structure, recipe
+from ._filters import COLLIE_FILTERS, COLLIE_PROCESSORS, FilterReport, Pipeline, default_pipeline, length
+from ._sources import CorpusError, Document, Shard, SourceStats, default_corpus, read_corpus, read_shard, shards
 
 __all__ = [
     "COLLIE_FILTERS",
     "COLLIE_PROCESSORS",
+    "BuildPlan",
+    "BuildResult",
     "Chunk",
     "CorpusError",
     "Document",
     "Extracted",
     "FilterReport",
     "Pipeline",
+    "Recipe",
+    "Shard",
     "SourceStats",
     "Structure",
     "StructureError",
+    "build_local",
     "chunks",
     "default_corpus",
+    "default_pipeline",
     "extract",
     "fill",
     "length",
     "parse_structure",
     "read_corpus",
+    "read_instances",
+    "read_shard",
+    "recipe",
+    "shards",
+    "write_instances",
 ]

@@ -22,8 +22,8 @@ from typing import Any
 
 from corral.text import Level
 
-from ._chunks import Chunk, chunks
-from ._extract import BottomK, Extracted, Recipe, assert_passes, chunk_key, extract_chunk
+from ._chunks import chunks
+from ._extract import BottomK, Extracted, Recipe, assert_passes, extract_chunk, key_hasher
 from ._filters import FilterReport, Pipeline, default_pipeline
 from ._sources import Document, Shard, SourceStats, read_shard
 
@@ -94,30 +94,25 @@ def chunking_label(chunking: Chunking) -> str:
 
 def process(plan: BuildPlan, documents: Iterable[Document], state: BuildState) -> None:
     """Run the per-document pipeline over ``documents`` into ``state``."""
-    groups = plan.chunkings()
+    groups = [(chunking, chunking_label(chunking), plan.pipeline or default_pipeline(chunking[0]), readers)
+              for chunking, readers in plan.chunkings().items()]
     for document in documents:
         state.documents[str(document.meta.get("source", document.source))] += 1
-        for chunking, readers in groups.items():
-            level, width, profile = chunking
-            label = chunking_label(chunking)
+        for (level, width, profile), label, pipeline, readers in groups:
             report = state.filters.setdefault(label, FilterReport())
-            pipeline = plan.pipeline or default_pipeline(level)
+            keyed = [(recipe, alternative, state.samples[recipe.name],
+                      key_hasher(plan.seed, recipe.name, document.id, level, width)) for recipe, alternative in readers]
             for chunk in pipeline.run(chunks(document, level, profile, width), report):
                 state.chunks[label] += 1
-                _offer(plan, chunk, readers, state)
-
-
-def _offer(plan: BuildPlan, chunk: Chunk, readers: Sequence[tuple[Recipe, int]], state: BuildState) -> None:
-    for recipe, alternative in readers:
-        sample = state.samples[recipe.name]
-        key = chunk_key(plan.seed, recipe.name, chunk)
-        if not sample.wants(key):  # outside the sample whatever the chunk holds: no check needed
-            continue
-        found = extract_chunk(recipe, alternative, chunk, key)
-        if found is not None:
-            assert_passes(found)
-            state.passing[recipe.name] += 1
-            sample.offer(found)
+                for recipe, alternative, sample, key_of in keyed:
+                    key = key_of(chunk.index)
+                    if not sample.wants(key):  # outside the sample whatever the chunk holds: no check needed
+                        continue
+                    found = extract_chunk(recipe, alternative, chunk, key)
+                    if found is not None:
+                        assert_passes(found)
+                        state.passing[recipe.name] += 1
+                        sample.offer(found)
 
 
 def process_shards(plan: BuildPlan, shard_list: Sequence[Shard], state: BuildState,
@@ -164,6 +159,9 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes it private; the result should be an ordinary file
         with os.fdopen(fd, "wb") as out:
             out.write(text.encode("utf-8") if isinstance(text, str) else text)
             out.flush()

@@ -53,7 +53,7 @@ def _spans(text: str, level: Level, profile: str) -> Iterator[str]:
     if level in (Level.WORD, Level.CHAR):
         yield from (u.text for u in units)
         return
-    for unit, after in zip(units, [*units[1:], None], strict=True):
+    for unit, after in zip(units, [*units[1:], None], strict=False):
         end = after.start if after is not None else len(text)
         if level is Level.SENTENCE:
             gap = text.find("\n\n", unit.end, end)  # never run a sentence across a paragraph break

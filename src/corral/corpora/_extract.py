@@ -23,7 +23,7 @@ import json
 import math
 import random
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,7 @@ from corral.text import Level, segment
 from ._chunks import Chunk
 
 _HOLE = re.compile(r"\?([A-Za-z_]\w*)")
+_WORDLIKE = re.compile(r"\w")
 _NUMBER_BASE = 987_000_000  # numeric holes parse as these (no real text has a count near a billion)
 
 
@@ -261,11 +262,12 @@ class Recipe:
 
 
 def recipe(spec: str | Structure, *, name: str = "", ranges: Mapping[str, tuple[int, int]] | None = None,
-           candidates: Candidates | None = None, passage_paragraphs: int = 3) -> Recipe:
+           candidates: Candidates | None = None, passage_paragraphs: int = 3,
+           where: Sequence[Constraint | str] = ()) -> Recipe:
     """A one-structure recipe from a spec with holes."""
     structure = spec if isinstance(spec, Structure) else parse_structure(spec)
     return Recipe(name or structure.spec, (structure,), dict(ranges or {}), dict(candidates or {}),
-                  (passage_paragraphs,))
+                  (passage_paragraphs,), tuple(where))
 
 
 class BottomK:
@@ -305,8 +307,18 @@ class _Neg:
 
 def chunk_key(seed: int, name: str, chunk: Chunk) -> str:
     """The sampling key of a chunk for one recipe: a hash of the seed, the recipe and where the chunk is."""
-    data = json.dumps([seed, name, chunk.document, chunk.level.value, chunk.width, chunk.index], ensure_ascii=False)
-    return hashlib.sha256(data.encode()).hexdigest()
+    return key_hasher(seed, name, chunk.document, chunk.level, chunk.width)(chunk.index)
+
+
+def key_hasher(seed: int, name: str, document: str, level: Level, width: int) -> Callable[[int], str]:
+    """``chunk_key`` for the chunks of one document and chunking: the common prefix is hashed once."""
+    base = hashlib.sha256(json.dumps([seed, name, document, level.value, width], ensure_ascii=False).encode())
+
+    def key(index: int) -> str:
+        hasher = base.copy()
+        hasher.update(b"#%d" % index)
+        return hasher.hexdigest()
+    return key
 
 
 def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> Extracted | None:
@@ -322,6 +334,8 @@ def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> E
         low, high = recipe.ranges.get(hole, (value, value)) if isinstance(value, int) else (value, value)
         if not low <= value <= high:
             return None
+        if isinstance(value, str) and not _WORDLIKE.search(value):
+            return None  # punctuation alone ("``", "''") makes no instruction a person would give
         allowed = recipe.candidates.get(hole)
         if isinstance(allowed, Sequence) and not isinstance(allowed, str) and value not in allowed:
             return None
@@ -340,7 +354,8 @@ def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> E
     return None
 
 
-def _sweep(holes: list[str], candidates: Candidates, chunk: Chunk, profile: str, rng: random.Random) -> Iterator[dict[str, str]]:
+def _sweep(holes: list[str], candidates: Candidates, chunk: Chunk, profile: str,
+           rng: random.Random) -> Iterator[dict[str, str]]:
     """Combinations of distinct values for the swept holes, in a seeded order. Holes sweeping the same list take
     values in the list's order (w1 before w2 in the sentence), so a combination is a set, not a permutation."""
     if not holes:

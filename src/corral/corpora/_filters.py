@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 
 import regex
 
@@ -144,10 +145,15 @@ class Pipeline:
         for name in self.filters:
             lookup(chunk_filters, name, "chunk filter")
 
+    @cached_property
+    def _steps(self) -> tuple[list[tuple[str, Callable[[str], str]]], list[tuple[str, Callable[[str], bool]]]]:
+        """The registered functions, looked up once (a registry lookup scans entry points)."""
+        return ([(name, chunk_processors.get(name)) for name in self.processors],
+                [(name, chunk_filters.get(name)) for name in self.filters] + list(self.extra))
+
     def run(self, chunks: Iterable[Chunk], report: FilterReport | None = None) -> Iterator[Chunk]:
         report = report if report is not None else FilterReport()
-        processors = [(name, chunk_processors.get(name)) for name in self.processors]
-        filters = [(name, chunk_filters.get(name)) for name in self.filters] + list(self.extra)
+        processors, filters = self._steps
         for chunk in chunks:
             report.seen += 1
             text, dropped_by = chunk.text, None
@@ -164,6 +170,7 @@ class Pipeline:
             yield chunk if text == chunk.text else replace(chunk, text=text)
 
 
+@cache
 def default_pipeline(level: Level | str) -> Pipeline:
     """The cleaning each level gets by default: COLLIE's processors and filters for sentences and up; words are
     kept when they are letters alone (a sentence filter would remove every word)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from typing import Any
 
 TEXT_SUFFIXES = (".txt", ".md")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
+DEFAULT_DOCUMENTS = 2242  # documents in the default corpus (a test keeps this true)
+DEFAULT_SHARD_DOCUMENTS = 250
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a single JSON line larger than this is refused, not read into memory whole
 
 
@@ -79,8 +82,11 @@ class Shard:
 
 def shards(path: str | Path, target_bytes: int = 64 * 1024 * 1024) -> list[Shard]:
     """The corpus at ``path`` split for parallel reading; reading the shards in order gives ``read_corpus(path)``."""
-    if str(path) == "default":
-        return [Shard("default")]
+    if str(path) == "default":  # ranges of document numbers, so that engines can split the default corpus too
+        total = DEFAULT_DOCUMENTS
+        step = DEFAULT_SHARD_DOCUMENTS
+        return [Shard("default", start, min(start + step, total), size=min(step, total - start))
+                for start in range(0, total, step)]
     root = Path(path)
     if not root.exists():
         raise CorpusError(f"corpus path {root} does not exist")
@@ -135,7 +141,11 @@ def read_shard(shard: Shard, text_field: str = "text", stats: SourceStats | None
     """The documents of one shard (see ``shards``)."""
     stats = stats if stats is not None else SourceStats()
     if shard.path == "default":
-        yield from default_corpus(stats)
+        counted = SourceStats()
+        documents = default_corpus(counted)
+        yield from itertools.islice(documents, shard.start, shard.end)
+        stats.documents += (shard.end if shard.end is not None else counted.documents) - shard.start
+        stats.skipped += counted.skipped if shard.start == 0 else []
         return
     path = Path(shard.path)
     if shard.start == 0 and shard.end is None:

@@ -56,8 +56,8 @@ def collie_v1() -> tuple[Recipe, ...]:
                 ranges={"n": (3, 6), "lo": (8, 20), "hi": (10, 25)}),
         _recipe("para04", "paragraph: count(text, sentence, paragraph) >= ?n and count(text, word, sentence) >= ?m",
                 ranges={"n": (3, 5), "m": (16, 50)}),
-        _recipe("para05", *(f"paragraph: count(text, sentence, paragraph) == {n} and {_ends('word', 'sentence', n, 'w')}"
-                            for n in (3, 4, 5))),
+        _recipe("para05", *(f"paragraph: count(text, sentence, paragraph) == {n} and "
+                            f"{_ends('word', 'sentence', n, 'w')}" for n in (3, 4, 5))),
         _recipe("pass01", *(f"passage: count(text, paragraph, passage) == {n} and "
                             f"{_ends('sentence', 'paragraph', n, 's')} and count(text, sentence, paragraph) >= ?m"
                             for n in (3, 4)),

@@ -93,9 +93,13 @@ class Task:
 
 
 def get_task(name: str) -> Task:
-    """The registered task ``name``, or a one-line error listing the tasks that exist."""
+    """The registered task ``name`` or the task of an instances file (``corral build``'s output); an unknown name
+    is a one-line error listing the tasks that exist."""
     from . import _collie  # noqa: F401  (built-in tasks register themselves)
+    from ._file import instances_file_task, is_instances_file
 
+    if is_instances_file(name):
+        return instances_file_task(name)
     return lookup(tasks, name, "task")()
 
 
