@@ -103,11 +103,11 @@ def _recipes(suite, structures, ranges, candidates, where, profile, passage_para
     elif any(not _is_spec(s) for s in structures):
         named = {r.name: r for r in lookup(build_suites, "collie-v1", "suite")()}
     chosen: list[Recipe] = []
-    for item in structures:
+    for number, item in enumerate(structures, start=1):
         if _is_spec(item):
             spec = item if item.lstrip().startswith("[") or profile is None else f"[{profile}] {item}"
             holes = set(_holes(spec))
-            chosen.append(recipe(spec, ranges={k: v for k, v in parsed_ranges.items() if k in holes},
+            chosen.append(recipe(spec, name=f"structure{number}", ranges={k: v for k, v in parsed_ranges.items() if k in holes},
                                  candidates={k: v for k, v in parsed_candidates.items() if k in holes},
                                  passage_paragraphs=passage_paragraphs, where=tuple(where)))
         elif item in named:

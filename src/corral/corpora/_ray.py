@@ -19,10 +19,12 @@ statistics) unless it is running already.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import pickle
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ._build import BuildPlan, BuildResult, BuildState, process
@@ -43,7 +45,9 @@ def build_ray(plan: BuildPlan, shard_list: Sequence[Shard], on_shard: Callable[[
     _start_ray(num_cpus)
     from ray.data import DataContext
 
-    DataContext.get_current().enable_progress_bars = False  # Corral draws its own, through on_shard
+    context = DataContext.get_current()
+    context.enable_progress_bars = False  # Corral draws its own, through on_shard
+    context.print_on_execution_start = False
     rows = [{"index": i, **dataclasses.asdict(shard)} for i, shard in enumerate(shard_list)]
 
     def run(batch: pa.Table) -> pa.Table:
@@ -60,16 +64,17 @@ def build_ray(plan: BuildPlan, shard_list: Sequence[Shard], on_shard: Callable[[
         run, batch_size=1, batch_format="pyarrow", num_cpus=1)
     waiting: dict[int, bytes] = {}  # finished out of order: merged once those before them are
     merged = 0
-    for row in dataset.iter_rows():
-        index = int(row["index"])
-        if row["error"] is not None:
-            raise _unpickle_error(row["error"])
-        waiting[index] = row["state"]
-        if on_shard is not None:
-            on_shard(shard_list[index])
-        while merged in waiting:
-            state.merge(pickle.loads(waiting.pop(merged)))
-            merged += 1
+    with _quiet_console():
+        for row in dataset.iter_rows():
+            index = int(row["index"])
+            if row["error"] is not None:
+                raise _unpickle_error(row["error"])
+            waiting[index] = row["state"]
+            if on_shard is not None:
+                on_shard(shard_list[index])
+            while merged in waiting:
+                state.merge(pickle.loads(waiting.pop(merged)))
+                merged += 1
     if merged != len(shard_list):  # pragma: no cover - Ray returned fewer rows than it was given
         raise RuntimeError(f"the Ray engine returned {merged} of {len(shard_list)} shards")
     return BuildResult.of(plan, state)
@@ -84,6 +89,25 @@ def _start_ray(num_cpus: int | None) -> None:
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # workers use this interpreter, not a `uv run` env
     ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
              configure_logging=False)
+
+
+@contextmanager
+def _quiet_console() -> Iterator[None]:
+    """Ray Data's notes (execution started and finished, progress bars off) stay in its log file, off the terminal."""
+    handlers = [h for h in logging.getLogger("ray.data").handlers if isinstance(h, logging.StreamHandler)]
+    quiet = _BelowError()
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
+
+
+class _BelowError(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
 
 
 def _process_shard(plan: BuildPlan, shard: Shard) -> tuple[bytes | None, bytes | None]:

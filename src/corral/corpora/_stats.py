@@ -123,20 +123,21 @@ def chart(result: BuildResult) -> bytes:
     from matplotlib.figure import Figure
 
     data = summary(result)
-    names = list(data["structures"])
+    keys = list(data["structures"])
+    names = [_short(name, 24) for name in keys]
     sources = sorted({s for st in data["structures"].values() for s in st["by_source"]})
     fig = Figure(figsize=(15, 4.5))
     counts, lengths, removed = fig.subplots(1, 3)
     bottom = [0] * len(names)
     for source in sources:
-        heights = [data["structures"][n]["by_source"].get(source, 0) for n in names]
+        heights = [data["structures"][n]["by_source"].get(source, 0) for n in keys]
         counts.bar(names, heights, bottom=bottom, label=source)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     counts.set_title("Instances per structure")
     counts.legend(fontsize="small")
     width = 0.8 / max(1, len(sources))
     for j, source in enumerate(sources):
-        heights = [data["mean_words_by_source"][source][n] or 0 for n in names]
+        heights = [data["mean_words_by_source"][source][n] or 0 for n in keys]
         lengths.bar([i + (j - (len(sources) - 1) / 2) * width for i in range(len(names))], heights, width,
                     label=source)
     lengths.set_xticks(range(len(names)), names)
@@ -154,7 +155,6 @@ def chart(result: BuildResult) -> bytes:
     removed.legend(fontsize="small")
     for ax in (counts, lengths, removed):
         ax.tick_params(axis="x", labelrotation=60, labelsize="small")
-    fig.tight_layout()
     out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=90, metadata={"Software": None})
+    fig.savefig(out, format="png", dpi=90, metadata={"Software": None}, bbox_inches="tight")
     return out.getvalue()

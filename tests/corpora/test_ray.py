@@ -1,0 +1,109 @@
+"""The Ray engine gives the local engine's output line for line (default corpus, and a JSONL corpus cut into many
+byte-range shards), the same filter and chunk counts, one ``on_shard`` call per shard, and a worker's error as
+the caller's own exception type and message."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+pytest.importorskip("ray.data")
+
+import ray
+
+from corral.corpora._build import BuildPlan, BuildResult, build_local
+from corral.corpora._extract import StructureError, recipe
+from corral.corpora._ray import build_ray
+from corral.corpora._sources import CorpusError, default_corpus, shards
+from corral.corpora._suites import collie_v1
+
+pytestmark = [pytest.mark.ray,
+              pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")]  # Ray's own, on unpickling
+
+LEVELS = ("word02", "sent02", "sent04", "para02", "para05", "pass01")  # word, sentence, paragraph, passage/3 and /4
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    """One local Ray for the module (two CPUs), shut down at the end."""
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    if started:
+        ray.shutdown()
+
+
+def plan(seed: int = 0) -> BuildPlan:
+    return BuildPlan(tuple(r for r in collie_v1() if r.name in LEVELS), per_structure=20, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def jsonl_corpus(tmp_path_factory):
+    """About 300 documents of the default corpus (every 7th) as one JSONL file, with one malformed line."""
+    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for i, doc in enumerate(itertools.islice(default_corpus(), 0, None, 7)):
+            f.write(json.dumps({"id": doc.id, "text": doc.text, "source": doc.meta.get("source")}) + "\n")
+            if i == 150:
+                f.write("{not json\n")
+    return path
+
+
+def assert_same(local: BuildResult, distributed: BuildResult) -> None:
+    assert distributed.lines() == local.lines()
+    assert all(len(local.instances[name]) == 20 for name in LEVELS), {k: len(v) for k, v in local.instances.items()}
+    assert {k: (r.seen, dict(r.removed)) for k, r in distributed.filters.items()} == \
+        {k: (r.seen, dict(r.removed)) for k, r in local.filters.items()}
+    assert distributed.chunks == local.chunks and set(local.chunks) == {"word", "sentence", "paragraph",
+                                                                        "passage/3", "passage/4"}
+    assert distributed.documents == local.documents
+    assert distributed.sources == local.sources
+
+
+def test_default_corpus_ray_equals_local():
+    shard_list = shards("default")
+    seen = []
+    local = build_local(plan(), shard_list)
+    distributed = build_ray(plan(), shard_list, on_shard=seen.append, num_cpus=2)
+    assert_same(local, distributed)
+    assert sorted(seen, key=shard_list.index) == shard_list
+
+
+def test_many_shards_ray_equals_local_and_the_seed_matters(jsonl_corpus):
+    shard_list = shards(jsonl_corpus, target_bytes=50_000)
+    assert len(shard_list) >= 10 and all(s.end is not None for s in shard_list)
+    seen = []
+    local = build_local(plan(), shard_list)
+    distributed = build_ray(plan(), shard_list, on_shard=seen.append, num_cpus=2)
+    assert_same(local, distributed)
+    assert len(seen) == len(shard_list) and set(seen) == set(shard_list)
+    assert len(local.sources.skipped) == 1 and ": malformed JSON" in local.sources.skipped[0]
+    reseeded = build_ray(plan(seed=1), shard_list, num_cpus=2)
+    assert reseeded.lines() != local.lines() and len(reseeded.lines()) == len(local.lines())
+
+
+def test_no_shards_builds_nothing():
+    assert build_ray(plan(), []).lines() == []
+
+
+def test_corpus_error_in_a_worker_reaches_the_caller_as_itself(tmp_path):
+    path = tmp_path / "gone.jsonl"
+    path.write_text("".join(json.dumps({"text": f"Sentence number {i} is here."}) + "\n" for i in range(2000)))
+    shard_list = shards(path, target_bytes=20_000)
+    assert len(shard_list) > 1
+    path.unlink()
+    with pytest.raises(CorpusError) as caught:
+        build_ray(plan(), shard_list, num_cpus=2)
+    assert str(caught.value) == f"cannot read {path}: No such file or directory"
+    assert any(note.startswith(f"raised in a Ray worker reading {path}") for note in caught.value.__notes__)
+
+
+def test_structure_error_in_a_worker_reaches_the_caller_as_itself(tmp_path):
+    path = tmp_path / "one.txt"
+    path.write_text("Call me Ishmael. Some years ago I went to sea.")
+    absent = recipe("sentence: count(text, word, ?w) == 0", name="absent")  # ?w needs candidates
+    with pytest.raises(StructureError, match=r"^absent: \?w cannot be read from text"):
+        build_ray(BuildPlan((absent,)), shards(path), num_cpus=2)
