@@ -130,3 +130,24 @@ def test_post_processors_clean_and_clean_prose_passes():
 def test_unknown_filter_names_the_registered_ones():
     with pytest.raises(RegistryError, match=r"unknown chunk filter 'no_typos'.*no_url"):
         Pipeline(filters=("no_typos",))
+
+
+def test_hugging_face_datasets_from_local_files(tmp_path):
+    """Parquet (streamed) and save_to_disk folders read as corpora, offline; rows without text are counted."""
+    datasets = pytest.importorskip("datasets")
+    rows = {"id": ["a", "b", "c"], "body": ["One sentence here. Another one.", None, "Third text."]}
+    data = datasets.Dataset.from_dict(rows)
+    data.to_parquet(str(tmp_path / "part.parquet"))
+    data.save_to_disk(str(tmp_path / "saved"))
+    for path in (tmp_path / "part.parquet", tmp_path / "saved"):
+        stats = SourceStats()
+        docs = list(read_corpus(path, text_field="body", stats=stats))
+        assert [d.text for d in docs] == ["One sentence here. Another one.", "Third text."]
+        assert docs[0].id == f"{path}:a" and stats.skipped == [f"{path}:row 2: no string field 'body'"]
+    both = list(read_corpus(tmp_path, text_field="body"))  # a folder holding both: each read once, in order
+    assert len(both) == 4
+    with pytest.raises(CorpusError, match="no column 'text'; columns: id, body"):
+        list(read_corpus(tmp_path / "part.parquet"))
+    (tmp_path / "bad.parquet").write_bytes(b"not parquet at all")
+    with pytest.raises(CorpusError, match="bad.parquet"):
+        list(read_corpus(tmp_path / "bad.parquet", text_field="body"))

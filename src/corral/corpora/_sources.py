@@ -21,6 +21,7 @@ from typing import Any
 
 TEXT_SUFFIXES = (".txt", ".md")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
+PARQUET_SUFFIXES = (".parquet",)  # read with Hugging Face datasets (see _hf.py), as are save_to_disk folders
 DEFAULT_DOCUMENTS = 2242  # documents in the default corpus (a test keeps this true)
 DEFAULT_SHARD_DOCUMENTS = 250
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a single JSON line larger than this is refused, not read into memory whole
@@ -56,13 +57,12 @@ def read_corpus(path: str | Path, text_field: str = "text", stats: SourceStats |
         yield from default_corpus(stats)
         return
     root = Path(path)
-    if not root.exists():
-        raise CorpusError(f"corpus path {root} does not exist")
-    paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and _readable_kind(p))
-    if root.is_dir() and not paths:
-        raise CorpusError(f"corpus folder {root} has no .txt, .md or .jsonl files")
-    for file in paths:
-        if file.name.endswith(JSONL_SUFFIXES):
+    for file in _files(root):
+        if file.name.endswith(PARQUET_SUFFIXES) or file.is_dir():
+            from ._hf import hf_documents
+
+            yield from hf_documents(file, text_field, stats)
+        elif file.name.endswith(JSONL_SUFFIXES):
             yield from _jsonl(file, text_field, stats)
         else:
             yield from _text_file(file, stats)
@@ -87,15 +87,9 @@ def shards(path: str | Path, target_bytes: int = 64 * 1024 * 1024) -> list[Shard
         step = DEFAULT_SHARD_DOCUMENTS
         return [Shard("default", start, min(start + step, total), size=min(step, total - start))
                 for start in range(0, total, step)]
-    root = Path(path)
-    if not root.exists():
-        raise CorpusError(f"corpus path {root} does not exist")
-    files_ = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and _readable_kind(p))
-    if root.is_dir() and not files_:
-        raise CorpusError(f"corpus folder {root} has no .txt, .md or .jsonl files")
     out: list[Shard] = []
-    for file in files_:
-        size = file.stat().st_size
+    for file in _files(Path(path)):
+        size = file.stat().st_size if file.is_file() else 0
         if file.name.endswith((".jsonl", ".ndjson")) and size > target_bytes:
             out += _line_ranges(file, size, target_bytes)
         else:
@@ -199,8 +193,23 @@ def default_corpus(stats: SourceStats | None = None) -> Iterator[Document]:
         yield Document(f"collie/{inst.id}", inst.example, "collie-v1", {"source": inst.source})
 
 
+def _files(root: Path) -> list[Path]:
+    """The readable files under ``root`` in sorted order (a saved Hugging Face dataset counts as one file)."""
+    from ._hf import is_saved_dataset
+
+    if not root.exists():
+        raise CorpusError(f"corpus path {root} does not exist")
+    if root.is_file() or is_saved_dataset(root):
+        return [root]
+    found = sorted(p for p in root.rglob("*") if (p.is_file() and _readable_kind(p)) or is_saved_dataset(p))
+    found = [p for p in found if not any(is_saved_dataset(parent) for parent in p.parents)]
+    if not found:
+        raise CorpusError(f"corpus folder {root} has no .txt, .md, .jsonl or .parquet files")
+    return found
+
+
 def _readable_kind(path: Path) -> bool:
-    return path.name.endswith(TEXT_SUFFIXES + JSONL_SUFFIXES)
+    return path.name.endswith(TEXT_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES)
 
 
 def _text_file(path: Path, stats: SourceStats) -> Iterator[Document]:
