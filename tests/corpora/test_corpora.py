@@ -149,5 +149,5 @@ def test_hugging_face_datasets_from_local_files(tmp_path):
     with pytest.raises(CorpusError, match="no column 'text'; columns: id, body"):
         list(read_corpus(tmp_path / "part.parquet"))
     (tmp_path / "bad.parquet").write_bytes(b"not parquet at all")
-    with pytest.raises(CorpusError, match="bad.parquet"):
+    with pytest.raises(CorpusError, match=r"bad\.parquet"):
         list(read_corpus(tmp_path / "bad.parquet", text_field="body"))

@@ -107,7 +107,8 @@ def _recipes(suite, structures, ranges, candidates, where, profile, passage_para
         if _is_spec(item):
             spec = item if item.lstrip().startswith("[") or profile is None else f"[{profile}] {item}"
             holes = set(_holes(spec))
-            chosen.append(recipe(spec, name=f"structure{number}", ranges={k: v for k, v in parsed_ranges.items() if k in holes},
+            chosen.append(recipe(spec, name=f"structure{number}",
+                                 ranges={k: v for k, v in parsed_ranges.items() if k in holes},
                                  candidates={k: v for k, v in parsed_candidates.items() if k in holes},
                                  passage_paragraphs=passage_paragraphs, where=tuple(where)))
         elif item in named:
