@@ -73,3 +73,27 @@ def test_both_decodings_write_two_runs_and_one_report(tmp_path, monkeypatch):
     assert "smollm2 (free)" in report and "smollm2 (constrained)" in report
     assert (tmp_path / "cmp" / "pass_at_k.png").stat().st_size > 1000
     assert f"report: {tmp_path / 'cmp' / 'report.md'}" in result.stdout.replace("\n", "")
+
+
+@pytest.mark.model
+def test_a_built_instances_file_evaluates_as_a_task(tmp_path, monkeypatch):
+    """corral build → corral eval FILE.jsonl: the model runs on instances extracted from a user's own text."""
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = tmp_path / "notes.txt"
+    corpus.write_text("The harbour was quiet before dawn. Fishermen checked their nets by lamplight.\n\n"
+                      "Gulls circled the empty market square. A bell rang twice from the old church tower.\n",
+                      encoding="utf-8")
+    built = tmp_path / "mine.jsonl"
+    result = runner.invoke(app, ["build", "--corpus", str(corpus), "--structure",
+                                 "sentence: count(text, word, sentence) == ?n and pos(text, word, 2) == ?w",
+                                 "--per-structure", "2", "--out", str(built)])
+    assert result.exit_code == 0, result.output
+    assert len(built.read_text().splitlines()) == 2
+    run = runner.invoke(app, ["eval", str(built), "--decoding", "constrained", "--no-report",
+                              "--out", str(tmp_path / "run")])
+    assert run.exit_code == 0, run.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["task"] == "mine" and summary["instances"] == 2
+    assert summary["success"]["value"] == 1.0 and summary["sample_decoding"]["constrained"] == 2
+    missing = runner.invoke(app, ["eval", str(tmp_path / "absent.jsonl")])
+    assert "cannot read instances file" in _one_line_error(missing)
