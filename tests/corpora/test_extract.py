@@ -7,10 +7,12 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from corral.corpora import Pipeline, chunks, default_corpus
+from corral.corpora import Chunk, Pipeline, chunks, default_corpus, recipe
 from corral.corpora._extract import StructureError, extract, fill, parse_structure
-from corral.text import segment
+from corral.text import Level, segment
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +64,43 @@ def test_bad_ranges_and_unknown_holes():
         extract(s, [], ranges={"n": (19, 10)})
     with pytest.raises(StructureError, match=r"\?m is not a hole"):
         extract(s, [], ranges={"m": (1, 2)})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.integers(1, 12), st.integers(0, 5))
+def test_bottom_k_of_any_split_merges_to_the_whole(parts, k, seed):
+    """The sample of a corpus split into parts, merged, is the sample of the whole: engines may split freely."""
+    from corral.corpora import BuildPlan
+    from corral.corpora._build import BuildState, process
+    from corral.corpora._sources import Document
+
+    words = ["alpha", "beta", "gamma", "delta"]
+    docs = [Document(f"d{i}", " ".join(words[: p + 1]).capitalize() + ". " + "Then it rained hard today. " * (p + 1),
+                     "t") for i, p in enumerate(parts)]
+    plan = BuildPlan((recipe("[collie-v1] sentence: count(text, word, sentence) == ?n", name="s"),),
+                     per_structure=k, seed=seed)
+    whole = BuildState.empty(plan)
+    process(plan, docs, whole)
+    merged = BuildState.empty(plan)
+    cuts = sorted({(i * 7 + seed) % len(docs) for i in range(len(parts) % 4)})
+    for start, end in zip([0, *cuts], [*cuts, len(docs)], strict=True):
+        piece = BuildState.empty(plan)
+        process(plan, docs[start:end], piece)
+        merged.merge(piece)
+    assert merged.samples["s"].items() == whole.samples["s"].items()
+    assert merged.chunks == whole.chunks and merged.filters["sentence"].seen == whole.filters["sentence"].seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["cat", "river", "stone", "blue", "walks", "under", "a", "the"]), min_size=3,
+                max_size=25), st.integers(1, 3))
+def test_observed_values_are_the_segmentation_and_the_example_passes(words, position):
+    text = " ".join(words).capitalize() + "."
+    s = parse_structure("[collie-v1] sentence: count(text, word, sentence) == ?n and "
+                        f"pos(text, word, {position}) == ?w")
+    chunk = Chunk("doc", 0, Level.SENTENCE, text)
+    found = extract(s, [chunk], per_structure=1)
+    units = [u.text for u in segment(text, "word", "collie-v1")]
+    assert len(found) == 1
+    assert found[0].values == {"n": len(units), "w": units[position - 1]}
+    assert found[0].constraint.check(text).passed
