@@ -25,6 +25,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from corral.constraints import (
@@ -182,6 +183,21 @@ def observe(structure: Structure, text: str) -> dict[str, Any] | None:
     return values
 
 
+_BY_SPEC: dict[str, Structure] = {}
+
+
+def _observe_cached(structure: Structure, text: str) -> dict[str, Any] | None:
+    """``observe``, remembered per (structure, text): words and short sentences repeat across a corpus ("the"
+    thousands of times), and the checker's answer for a text never changes."""
+    _BY_SPEC.setdefault(structure.spec, structure)
+    return _observe_text(structure.spec, text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _observe_text(spec: str, text: str) -> dict[str, Any] | None:
+    return observe(_BY_SPEC[spec], text)
+
+
 def _each_unit(structure: Structure, node: ForEach, text: str) -> dict[str, Any] | None:
     """Values read inside ``all(text, level, body)``: the body observed on each unit, the same in every one."""
     profile = structure.template.profile
@@ -327,7 +343,7 @@ def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> E
     structure = recipe.structures[alternative]
     if not all(condition.check(chunk.text).passed for condition in recipe.where):  # type: ignore[union-attr]
         return None
-    observed = observe(structure, chunk.text)
+    observed = _observe_cached(structure, chunk.text)
     if observed is None:
         return None
     for hole, value in observed.items():

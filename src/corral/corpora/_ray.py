@@ -7,8 +7,10 @@ as they stream in and calls ``on_shard`` once per finished shard, so a progress 
 Why the output is the local engine's, byte for byte: every candidate instance has a key hashed from (seed,
 recipe, document, chunking, chunk index), never from when or where it was seen, and each recipe keeps the
 bottom-k keys. The bottom-k of a union is the bottom-k of the parts' bottom-k, so ``BuildState.merge`` is exact
-and its order does not matter; counts are sums. The states are still merged in shard order (one arriving early
-waits, pickled, for those before it), so that even the order of the skipped-lines report matches a local run.
+and its order does not matter; document, chunk and filter counts are sums. The states are still merged in shard
+order (one arriving early waits, pickled, for those before it), so that even the order of the skipped-lines
+report matches a local run. One count differs by design: ``passing`` counts the chunks that were checked and
+gave an instance, and each shard's sample starts empty, so more chunks are checked than in one local pass.
 
 An exception raised in a worker (``CorpusError`` for an unreadable file, ``StructureError`` for a recipe that
 cannot be filled, ...) reaches the caller as itself, with the worker's traceback as a note, not as Ray's
@@ -117,7 +119,9 @@ def _process_shard(plan: BuildPlan, shard: Shard) -> tuple[bytes | None, bytes |
         process(plan, read_shard(shard, plan.text_field, state.sources), state)
         return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), None
     except Exception as exc:
-        where = shard.path if shard.end is None else f"{shard.path} bytes {shard.start}..{shard.end}"
+        where = ("the default corpus" if shard.path == "default" else shard.path) + (
+            "" if shard.end is None else f" ({'documents' if shard.path == 'default' else 'bytes'} "
+                                         f"{shard.start}..{shard.end})")
         note = f"raised in a Ray worker reading {where}:\n{''.join(traceback.format_exception(exc)).rstrip()}"
         try:
             blob = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
@@ -130,6 +134,5 @@ def _process_shard(plan: BuildPlan, shard: Shard) -> tuple[bytes | None, bytes |
 def _unpickle_error(data: bytes) -> BaseException:
     blob, note = pickle.loads(data)
     error: BaseException = pickle.loads(blob)
-    error.__traceback__ = None
     error.add_note(note)
     return error
