@@ -65,8 +65,7 @@ class BuildState:
     filters: dict[str, FilterReport] = field(default_factory=dict)  # by chunking label ("sentence", "passage/3")
     sources: SourceStats = field(default_factory=SourceStats)
     documents: Counter[str] = field(default_factory=Counter)  # by source label
-    chunks: Counter[str] = field(default_factory=Counter)  # chunks checked, by chunking label
-    passing: Counter[str] = field(default_factory=Counter)  # chunks that gave an instance, by recipe
+    chunks: Counter[str] = field(default_factory=Counter)  # chunks kept by the filters, by chunking label
 
     @classmethod
     def empty(cls, plan: BuildPlan) -> BuildState:
@@ -84,7 +83,6 @@ class BuildState:
         self.sources.skipped += other.sources.skipped
         self.documents.update(other.documents)
         self.chunks.update(other.chunks)
-        self.passing.update(other.passing)
 
 
 def chunking_label(chunking: Chunking) -> str:
@@ -111,7 +109,6 @@ def process(plan: BuildPlan, documents: Iterable[Document], state: BuildState) -
                     found = extract_chunk(recipe, alternative, chunk, key)
                     if found is not None:
                         assert_passes(found)
-                        state.passing[recipe.name] += 1
                         sample.offer(found)
 
 
@@ -134,12 +131,11 @@ class BuildResult:
     sources: SourceStats
     documents: dict[str, int]
     chunks: dict[str, int]
-    passing: dict[str, int]
 
     @classmethod
     def of(cls, plan: BuildPlan, state: BuildState) -> BuildResult:
         return cls(plan, {r.name: state.samples[r.name].items() for r in plan.recipes}, dict(state.filters),
-                   state.sources, dict(sorted(state.documents.items())), dict(state.chunks), dict(state.passing))
+                   state.sources, dict(sorted(state.documents.items())), dict(state.chunks))
 
     def lines(self) -> list[str]:
         """The instances file's lines: recipes in plan order, instances by key; no timestamps, so reruns match."""

@@ -23,7 +23,6 @@ def summary(result: BuildResult) -> dict[str, Any]:
     for name, items in result.instances.items():
         structures[name] = {
             "instances": len(items),
-            "chunks_passing": result.passing.get(name, 0),
             "by_source": dict(sorted(Counter(i.source for i in items).items())),
             "values": _values(items),
             "mean_words": _mean([_words(i.example) for i in items]),
@@ -81,8 +80,8 @@ def markdown(result: BuildResult, chart: str | None = None, command: str | None 
               f"{sum(result.documents.values())} documents read"
               + (f", {len(result.sources.skipped)} lines skipped" if result.sources.skipped else "") + ".", ""]
     lines += ["## Instances per structure (COLLIE Figure 3a)", ""]
-    lines += _table(["structure", "instances", *sources, "chunks passing", "mean words", "values"],
-                    [[name, st["instances"], *(st["by_source"].get(s, 0) for s in sources), st["chunks_passing"],
+    lines += _table(["structure", "instances", *sources, "mean words", "values"],
+                    [[name, st["instances"], *(st["by_source"].get(s, 0) for s in sources),
                       _num(st["mean_words"]), "; ".join(f"?{h}: {v}" for h, v in st["values"].items())]
                      for name, st in data["structures"].items()])
     lines += ["## Mean example length in words, by source (COLLIE Figure 3c)", ""]
