@@ -143,7 +143,7 @@ def test_hugging_face_datasets_from_local_files(tmp_path):
         stats = SourceStats()
         docs = list(read_corpus(path, text_field="body", stats=stats))
         assert [d.text for d in docs] == ["One sentence here. Another one.", "Third text."]
-        assert docs[0].id == f"{path}:a" and stats.skipped == [f"{path}:row 2: no string field 'body'"]
+        assert docs[0].id == f"{path.name}:a" and stats.skipped == [f"{path}:row 2: no string field 'body'"]
     both = list(read_corpus(tmp_path, text_field="body"))  # a folder holding both: each read once, in order
     assert len(both) == 4
     with pytest.raises(CorpusError, match="no column 'text'; columns: id, body"):

@@ -99,7 +99,8 @@ def process(plan: BuildPlan, documents: Iterable[Document], state: BuildState) -
         for (level, width, profile), label, pipeline, readers in groups:
             report = state.filters.setdefault(label, FilterReport())
             keyed = [(recipe, alternative, state.samples[recipe.name],
-                      key_hasher(plan.seed, recipe.name, document.id, level, width)) for recipe, alternative in readers]
+                      key_hasher(plan.seed, recipe.name, document.id, level, width, alternative))
+                     for recipe, alternative in readers]
             for chunk in pipeline.run(chunks(document, level, profile, width), report):
                 state.chunks[label] += 1
                 for recipe, alternative, sample, key_of in keyed:

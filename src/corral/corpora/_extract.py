@@ -321,14 +321,17 @@ class _Neg:
         return self.key > other.key
 
 
-def chunk_key(seed: int, name: str, chunk: Chunk) -> str:
-    """The sampling key of a chunk for one recipe: a hash of the seed, the recipe and where the chunk is."""
-    return key_hasher(seed, name, chunk.document, chunk.level, chunk.width)(chunk.index)
+def chunk_key(seed: int, name: str, chunk: Chunk, alternative: int = 0) -> str:
+    """The sampling key of a chunk for one recipe's alternative: a hash of the seed, the recipe, the alternative
+    and where the chunk is (never of when or by whom it was seen)."""
+    return key_hasher(seed, name, chunk.document, chunk.level, chunk.width, alternative)(chunk.index)
 
 
-def key_hasher(seed: int, name: str, document: str, level: Level, width: int) -> Callable[[int], str]:
+def key_hasher(seed: int, name: str, document: str, level: Level, width: int,
+               alternative: int = 0) -> Callable[[int], str]:
     """``chunk_key`` for the chunks of one document and chunking: the common prefix is hashed once."""
-    base = hashlib.sha256(json.dumps([seed, name, document, level.value, width], ensure_ascii=False).encode())
+    prefix = [seed, name, document, level.value, width] + ([alternative] if alternative else [])
+    base = hashlib.sha256(json.dumps(prefix, ensure_ascii=False).encode())
 
     def key(index: int) -> str:
         hasher = base.copy()
@@ -417,7 +420,7 @@ def extract(structure: Structure | Recipe, chunks: Iterable[Chunk], *,
         for alternative in range(len(the_recipe.structures)):
             if the_recipe.chunking(alternative) != (chunk.level, chunk.width):
                 continue
-            key = chunk_key(seed, the_recipe.name, chunk)
+            key = chunk_key(seed, the_recipe.name, chunk, alternative)
             if sample.wants(key) and (found := extract_chunk(the_recipe, alternative, chunk, key)) is not None:
                 assert_passes(found)
                 sample.offer(found)

@@ -31,7 +31,7 @@ def _datasets() -> Any:
     return datasets
 
 
-def hf_documents(path: Path, text_field: str, stats: SourceStats) -> Iterator[Document]:
+def hf_documents(path: Path, name: str, text_field: str, stats: SourceStats) -> Iterator[Document]:
     """The rows of a parquet file or a saved dataset as documents; a row without a string ``text_field`` is
     skipped and counted with its row number."""
     datasets = _datasets()
@@ -49,7 +49,7 @@ def hf_documents(path: Path, text_field: str, stats: SourceStats) -> Iterator[Do
                 continue
             stats.documents += 1
             meta = {k: v for k, v in row.items() if k != text_field and isinstance(v, str | int | float | bool)}
-            yield Document(f"{path}:{row.get('id', number)}", text, str(path), meta)
+            yield Document(f"{name}:{row.get('id', number)}", text, name, meta)
     except CorpusError:
         raise
     except (OSError, ValueError, TypeError) as exc:  # unreadable parquet, a folder that is not a dataset

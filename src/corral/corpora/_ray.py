@@ -9,8 +9,8 @@ recipe, document, chunking, chunk index), never from when or where it was seen, 
 bottom-k keys. The bottom-k of a union is the bottom-k of the parts' bottom-k, so ``BuildState.merge`` is exact
 and its order does not matter; document, chunk and filter counts are sums. The states are still merged in shard
 order (one arriving early waits, pickled, for those before it), so that even the order of the skipped-lines
-report matches a local run. One count differs by design: ``passing`` counts the chunks that were checked and
-gave an instance, and each shard's sample starts empty, so more chunks are checked than in one local pass.
+report matches a local run. (Each shard's sample starts empty, so the shards together check more chunks than
+one local pass does; what they keep is the same.)
 
 An exception raised in a worker (``CorpusError`` for an unreadable file, ``StructureError`` for a recipe that
 cannot be filled, ...) reaches the caller as itself, with the worker's traceback as a note, not as Ray's

@@ -9,6 +9,7 @@ error naming it.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import itertools
@@ -57,15 +58,19 @@ def read_corpus(path: str | Path, text_field: str = "text", stats: SourceStats |
         yield from default_corpus(stats)
         return
     root = Path(path)
-    for file in _files(root):
-        if file.name.endswith(PARQUET_SUFFIXES) or file.is_dir():
-            from ._hf import hf_documents
+    for file, name in _files(root):
+        yield from _read_file(file, name, text_field, stats)
 
-            yield from hf_documents(file, text_field, stats)
-        elif file.name.endswith(JSONL_SUFFIXES):
-            yield from _jsonl(file, text_field, stats)
-        else:
-            yield from _text_file(file, stats)
+
+def _read_file(file: Path, name: str, text_field: str, stats: SourceStats) -> Iterator[Document]:
+    if file.name.endswith(PARQUET_SUFFIXES) or file.is_dir():
+        from ._hf import hf_documents
+
+        yield from hf_documents(file, name, text_field, stats)
+    elif file.name.endswith(JSONL_SUFFIXES):
+        yield from _jsonl(file, name, text_field, stats)
+    else:
+        yield from _text_file(file, name, stats)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,8 @@ class Shard:
     end: int | None = None
     first_line: int = 1
     size: int = 0  # bytes, for progress
+    name: str = ""  # the file's name in document ids: relative to the corpus root, so ids do not depend on where
+    #                 the corpus lives (and neither does the seeded sample)
 
 
 def shards(path: str | Path, target_bytes: int = 64 * 1024 * 1024) -> list[Shard]:
@@ -88,12 +95,12 @@ def shards(path: str | Path, target_bytes: int = 64 * 1024 * 1024) -> list[Shard
         return [Shard("default", start, min(start + step, total), size=min(step, total - start))
                 for start in range(0, total, step)]
     out: list[Shard] = []
-    for file in _files(Path(path)):
+    for file, name in _files(Path(path)):
         size = file.stat().st_size if file.is_file() else 0
         if file.name.endswith((".jsonl", ".ndjson")) and size > target_bytes:
-            out += _line_ranges(file, size, target_bytes)
+            out += [dataclasses.replace(cut, name=name) for cut in _line_ranges(file, size, target_bytes)]
         else:
-            out.append(Shard(str(file), size=size))
+            out.append(Shard(str(file), size=size, name=name))
     return out
 
 
@@ -143,7 +150,7 @@ def read_shard(shard: Shard, text_field: str = "text", stats: SourceStats | None
         return
     path = Path(shard.path)
     if shard.start == 0 and shard.end is None:
-        yield from read_corpus(path, text_field, stats)
+        yield from _read_file(path, shard.name or path.name, text_field, stats)
         return
     try:
         raw = path.open("rb")
@@ -153,7 +160,7 @@ def read_shard(shard: Shard, text_field: str = "text", stats: SourceStats | None
         raw.seek(shard.start)
         limited = io.BufferedReader(_Window(raw, shard.size))
         yield from _jsonl_lines(io.TextIOWrapper(limited, encoding="utf-8"), str(path), text_field, stats,
-                                first_line=shard.first_line)
+                                first_line=shard.first_line, name=shard.name or path.name)
 
 
 class _Window(io.RawIOBase):
@@ -193,26 +200,27 @@ def default_corpus(stats: SourceStats | None = None) -> Iterator[Document]:
         yield Document(f"collie/{inst.id}", inst.example, "collie-v1", {"source": inst.source})
 
 
-def _files(root: Path) -> list[Path]:
-    """The readable files under ``root`` in sorted order (a saved Hugging Face dataset counts as one file)."""
+def _files(root: Path) -> list[tuple[Path, str]]:
+    """The readable files under ``root`` in sorted order (a saved Hugging Face dataset counts as one file), each
+    with its name in document ids: the file name for a file, the path under ``root`` for a folder."""
     from ._hf import is_saved_dataset
 
     if not root.exists():
         raise CorpusError(f"corpus path {root} does not exist")
     if root.is_file() or is_saved_dataset(root):
-        return [root]
+        return [(root, root.name)]
     found = sorted(p for p in root.rglob("*") if (p.is_file() and _readable_kind(p)) or is_saved_dataset(p))
     found = [p for p in found if not any(is_saved_dataset(parent) for parent in p.parents)]
     if not found:
         raise CorpusError(f"corpus folder {root} has no .txt, .md, .jsonl or .parquet files")
-    return found
+    return [(p, p.relative_to(root).as_posix()) for p in found]
 
 
 def _readable_kind(path: Path) -> bool:
     return path.name.endswith(TEXT_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES)
 
 
-def _text_file(path: Path, stats: SourceStats) -> Iterator[Document]:
+def _text_file(path: Path, name: str, stats: SourceStats) -> Iterator[Document]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -220,10 +228,10 @@ def _text_file(path: Path, stats: SourceStats) -> Iterator[Document]:
     except OSError as exc:
         raise CorpusError(f"cannot read {path}: {exc.strerror}") from None
     stats.documents += 1
-    yield Document(str(path), text, str(path))
+    yield Document(name, text, name)
 
 
-def _jsonl(path: Path, text_field: str, stats: SourceStats) -> Iterator[Document]:
+def _jsonl(path: Path, name: str, text_field: str, stats: SourceStats) -> Iterator[Document]:
     try:
         raw = path.open("rb")
     except OSError as exc:
@@ -232,13 +240,15 @@ def _jsonl(path: Path, text_field: str, stats: SourceStats) -> Iterator[Document
         stream = gzip.GzipFile(fileobj=raw) if path.name.endswith(".gz") else raw
         try:
             yield from _jsonl_lines(io.TextIOWrapper(stream, encoding="utf-8", errors="strict"), str(path),
-                                    text_field, stats)
+                                    text_field, stats, name=name)
         except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
             raise CorpusError(f"cannot read {path}: {exc}") from None
 
 
 def _jsonl_lines(lines: io.TextIOBase, source: str, text_field: str, stats: SourceStats,
-                 first_line: int = 1) -> Iterator[Document]:
+                 first_line: int = 1, name: str | None = None) -> Iterator[Document]:
+    """Documents from JSON lines; ``source`` names the file in messages, ``name`` in document ids."""
+    name = source if name is None else name
     number = first_line - 1
     while True:
         try:
@@ -262,4 +272,4 @@ def _jsonl_lines(lines: io.TextIOBase, source: str, text_field: str, stats: Sour
             continue
         stats.documents += 1
         meta = {k: v for k, v in row.items() if k != text_field}
-        yield Document(f"{source}:{row.get('id', number)}", row[text_field], source, meta)
+        yield Document(f"{name}:{row.get('id', number)}", row[text_field], name, meta)
