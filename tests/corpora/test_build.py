@@ -190,3 +190,11 @@ def test_file_hash_is_the_task_version(built, tmp_path):
     bad.write_text('{"constraint": "sentence: count(text, word) == 3"}\n{oops\n')
     with pytest.raises(ValueError, match=r"bad.jsonl:2: malformed JSON"):
         get_task(str(bad))
+
+
+def test_where_a_corpus_lives_does_not_change_its_instances(small_corpus, tmp_path):
+    moved = tmp_path / "elsewhere" / "small.jsonl"
+    moved.parent.mkdir()
+    moved.write_bytes(small_corpus.read_bytes())
+    plan = BuildPlan(tuple(r for r in collie_v1() if r.name in ("sent02", "para05")), per_structure=5, seed=0)
+    assert build_local(plan, shards(small_corpus)).lines() == build_local(plan, shards(moved)).lines()

@@ -11,6 +11,7 @@ from ._build import BuildPlan, BuildResult, build_local, read_instances, write_i
 from ._chunks import Chunk, chunks
 from ._extract import Extracted, Recipe, Structure, StructureError, extract, fill, parse_structure, recipe
 from ._filters import COLLIE_FILTERS, COLLIE_PROCESSORS, FilterReport, Pipeline, default_pipeline, length
+from ._ray import build_ray
 from ._sources import CorpusError, Document, Shard, SourceStats, default_corpus, read_corpus, read_shard, shards
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "Structure",
     "StructureError",
     "build_local",
+    "build_ray",
     "chunks",
     "default_corpus",
     "default_pipeline",
