@@ -133,6 +133,32 @@ class Extracted:
                 "example": self.example, "source": self.source, "document": self.document, "chunk": self.chunk}
 
 
+def observable_holes(structure: Structure) -> set[str]:
+    """The holes ``observe`` can read: a count's number, the string of an ``==`` comparison, either inside
+    ``all(text, ...)``. An absent word (``count(text, word, ?w) == 0``) is not: nothing in the text shows it."""
+    names = {v: n for n, v in {**structure.numbers, **structure.strings}.items()}
+    found: set[str] = set()
+
+    def walk(node: Any, readable: bool) -> None:
+        if isinstance(node, Count):
+            if readable and node.value in names:
+                found.add(names[node.value])
+        elif isinstance(node, Match):
+            if readable and node.rel.value == "==" and node.value in names:
+                found.add(names[node.value])
+        elif isinstance(node, ForEach):
+            walk(node.body, readable and node.quantifier is Quantifier.ALL and node.of == TEXT)
+        elif isinstance(node, tuple):
+            for item in node:
+                walk(item, readable)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+            for f in dataclasses.fields(node):
+                walk(getattr(node, f.name), readable)
+
+    walk(structure.template.body, True)
+    return found
+
+
 def fill(structure: Structure, values: Mapping[str, Any]) -> Constraint:
     """The structure's constraint with every hole replaced by its value."""
     sentinels = {v: values[n] for n, v in structure.numbers.items()}
@@ -266,6 +292,12 @@ class Recipe:
                 Level.parse(values.removeprefix("@"))  # raises a ValueError naming the levels
             elif not values:
                 raise StructureError(f"{self.name}: the candidates of ?{hole} are empty")
+        for structure in self.structures:
+            readable = observable_holes(structure)
+            for hole in structure.holes:
+                if hole not in readable and hole not in self.candidates:
+                    raise StructureError(f"{self.name}: ?{hole} cannot be read from text (the checker observes no "
+                                         f"value for it); give candidates for it, e.g. --candidates {hole}=the,and,of")
         if self.passage_paragraphs and len(self.passage_paragraphs) != len(self.structures):
             raise StructureError(f"{self.name}: one passage size per structure, got {len(self.passage_paragraphs)} "
                                  f"for {len(self.structures)}")
