@@ -107,3 +107,19 @@ def test_structure_error_in_a_worker_reaches_the_caller_as_itself(tmp_path):
     absent = recipe("sentence: count(text, word, ?w) == 0", name="absent")  # ?w needs candidates
     with pytest.raises(StructureError, match=r"^absent: \?w cannot be read from text"):
         build_ray(BuildPlan((absent,)), shards(path), num_cpus=2)
+
+
+def test_the_command_gives_the_same_file_with_either_engine(jsonl_corpus, tmp_path):
+    from typer.testing import CliRunner
+
+    from corral.cli import app
+
+    outputs = []
+    for engine in ("local", "ray"):
+        out = tmp_path / engine / "suite.jsonl"
+        result = CliRunner().invoke(app, ["build", "--corpus", str(jsonl_corpus), "--structure", "sent02",
+                                          "--structure", "para05", "--per-structure", "8", "--engine", engine,
+                                          "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        outputs.append([out.read_bytes(), out.with_suffix(".stats.md").read_bytes()])
+    assert outputs[0] == outputs[1] and outputs[0][0]
