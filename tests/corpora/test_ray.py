@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import pytest
 
@@ -101,12 +102,15 @@ def test_corpus_error_in_a_worker_reaches_the_caller_as_itself(tmp_path):
     assert any(note.startswith(f"raised in a Ray worker reading {path}") for note in caught.value.__notes__)
 
 
-def test_structure_error_in_a_worker_reaches_the_caller_as_itself(tmp_path):
-    path = tmp_path / "one.txt"
-    path.write_text("Call me Ishmael. Some years ago I went to sea.")
-    absent = recipe("sentence: count(text, word, ?w) == 0", name="absent")  # ?w needs candidates
+def test_a_bad_file_found_by_a_worker_is_named_to_the_caller(tmp_path):
+    """The error of a file read in a worker (not UTF-8 here) is the caller's CorpusError, message intact; a
+    structure nothing can fill is refused before Ray is asked to do anything."""
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("Caf\xe9 au lait. Some years ago I went to sea.".encode("latin-1"))
+    with pytest.raises(CorpusError, match="^" + re.escape(f"{path}: not UTF-8 text (byte 3)")):
+        build_ray(plan(), shards(path), num_cpus=2)
     with pytest.raises(StructureError, match=r"^absent: \?w cannot be read from text"):
-        build_ray(BuildPlan((absent,)), shards(path), num_cpus=2)
+        recipe("sentence: count(text, word, ?w) == 0", name="absent")  # ?w needs candidates
 
 
 def test_the_command_gives_the_same_file_with_either_engine(jsonl_corpus, tmp_path):
