@@ -52,6 +52,9 @@ chunk_processors = catalogue.create("corral", "chunk_processors", entry_points=T
 #: Named suites of extraction recipes for ``corral build NAME`` (``collie-v1``): callables returning the recipes.
 build_suites = catalogue.create("corral", "build_suites", entry_points=True)
 
+#: Format checkers (FormatBench), ``name -> corral.formats.FormatChecker``: mcq, eqa, ner, parse, capseg, ...
+format_checkers = catalogue.create("corral", "format_checkers", entry_points=True)
+
 
 def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:
     """Get ``name`` from ``registry`` or raise a one-line error listing the names that exist."""

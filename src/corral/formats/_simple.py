@@ -1,0 +1,127 @@
+"""The one-answer formats: MCQ (one legal label), EQA (a span of the passage) and AcroW (an acrostic).
+
+MCQ: the answer is exactly one label of the instance's label set (``labels``); a label in the wrong case is
+named with the right one. EQA: a non-empty span of ``context`` that starts and ends on word boundaries (the
+reference accepts ``""`` and any substring, a single letter included, case-insensitively). AcroW: the first
+letters of the non-empty lines, leading quotes and punctuation skipped, spell ``target`` ignoring case and
+spaces (the reference compares the raw first characters with the target, spaces included, so a target with a
+space can never pass, nor a line opening with a quote).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import regex
+
+from ._core import FormatChecker, Violation, reference_first_line, register
+
+_LETTER = regex.compile(r"\p{L}|\p{N}")
+
+
+def mcq_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    labels = [str(label) for label in instance["labels"]]
+    answer = output.strip()
+    span = (output.find(answer), output.find(answer) + len(answer)) if answer else (0, 0)
+    if not answer:
+        return [Violation("label", "The answer is empty; it must be one of the labels.", span)]
+    if answer in labels:
+        return []
+    folded = {label.casefold(): label for label in labels}
+    if answer.casefold() in folded:
+        right = folded[answer.casefold()]
+        return [Violation("label", f"{answer!r} is not a label; labels are case-sensitive: write {right!r}.", span,
+                          right, answer)]
+    inside = [label for label in labels if regex.search(rf"(?<![\w:]){regex.escape(label)}(?![\w:])", answer)]
+    if inside:
+        return [Violation("label", f"Answer with the label alone ({inside[0]!r}), without other words.", span,
+                          inside[0], answer)]
+    shown = ", ".join(labels[:12]) + (", ..." if len(labels) > 12 else "")
+    return [Violation("label", f"{answer[:60]!r} is not one of the {len(labels)} labels ({shown}).", span,
+                      None, answer)]
+
+
+def mcq_reference(instance: Mapping[str, Any], output: str) -> bool:
+    return reference_first_line(output).strip() in {str(label) for label in instance["labels"]}
+
+
+def eqa_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    context = str(instance["context"])
+    answer = output.strip()
+    span = (output.find(answer), output.find(answer) + len(answer)) if answer else (0, 0)
+    if not answer:
+        return [Violation("nonempty", "The answer is empty; it must be a span copied from the passage.", span)]
+    starts = [i for i in range(len(context)) if context.startswith(answer, i)]
+    if not starts:
+        lowered = context.lower().find(answer.lower())
+        if lowered >= 0:
+            copied = context[lowered:lowered + len(answer)]
+            return [Violation("span", f"The passage has {copied!r}; copy it exactly (the case differs).", span,
+                              copied, answer)]
+        return [Violation("span", f"{answer[:60]!r} does not occur in the passage; the answer must be copied from "
+                                  "it word for word.", span, None, answer)]
+    for start in starts:
+        end = start + len(answer)
+        if not _inside_word(context, start) and not _inside_word(context, end):
+            return []
+    start = starts[0]
+    whole = _widen(context, start, start + len(answer))
+    return [Violation("boundary", f"{answer!r} cuts a word of the passage; the span must be whole words "
+                                  f"(e.g. {whole!r}).", span, whole, answer)]
+
+
+def _inside_word(text: str, at: int) -> bool:
+    return 0 < at < len(text) and bool(_LETTER.match(text[at - 1])) and bool(_LETTER.match(text[at]))
+
+
+def _widen(text: str, start: int, end: int) -> str:
+    while start > 0 and _inside_word(text, start):
+        start -= 1
+    while end < len(text) and _inside_word(text, end):
+        end += 1
+    return text[start:end]
+
+
+def eqa_reference(instance: Mapping[str, Any], output: str) -> bool:
+    return reference_first_line(output).lower() in str(instance["context"]).lower()
+
+
+def acrow_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    target = [c for c in str(instance["target"]) if not c.isspace()]
+    lines = []
+    at = 0
+    for raw in output.split("\n"):
+        if raw.strip():
+            letter = _LETTER.search(raw)
+            lines.append((letter.group() if letter else "", (at + letter.start(), at + letter.end()) if letter
+                          else (at, at + len(raw))))
+        at += len(raw) + 1
+    found = []
+    for i, (want, (got, span)) in enumerate(zip(target, lines, strict=False), start=1):
+        if got.casefold() != want.casefold():
+            found.append(Violation("letters", f"Line {i} begins with {got or 'no letter'!r}; the acrostic needs "
+                                              f"{want!r} there.", span, want, got))
+    if len(lines) != len(target):
+        word = "".join(target)
+        found.append(Violation("lines", f"The poem has {len(lines)} non-empty lines; {word!r} needs {len(target)}, "
+                                        "one per letter.", None, len(target), len(lines)))
+    return found
+
+
+def acrow_reference(instance: Mapping[str, Any], output: str) -> bool:
+    lines = [line.strip() for line in output.split("\n\n")[0].split("\n") if line.strip()]
+    return "".join(line[0] for line in lines).lower() == str(instance["target"]).lower()
+
+
+register(FormatChecker(
+    "mcq", {"label": "exactly one legal label"}, ("labels",), mcq_strict, mcq_reference,
+    "MCQ: answer with one label of a fixed set"))
+register(FormatChecker(
+    "eqa", {"nonempty": "a non-empty answer", "span": "copied from the passage",
+            "boundary": "whole words of the passage"}, ("context",), eqa_strict, eqa_reference,
+    "EQA: answer with a span of the passage"))
+register(FormatChecker(
+    "acrow", {"letters": "each line begins with the target's next letter",
+              "lines": "one non-empty line per letter"}, ("target",), acrow_strict, acrow_reference,
+    "AcroW: an acrostic poem whose first letters spell the target"))

@@ -1,0 +1,164 @@
+"""Formats that mark up the input text: NER (entity tags) and CapSeg (subtitle breaks).
+
+NER: ``<PER>John Smith</PER> lives in <LOC>Paris</LOC> .`` Tags come from the instance's set (``tags``,
+default PER/ORG/LOC/MISC), every open tag is closed, tags neither overlap nor nest, no entity is empty, and the
+text with the tags removed is the source (``text``, or ``tokens`` joined by spaces) up to whitespace. The
+reference only counts open against close tags per label, so untagged text, ``</PER>x<PER>`` and empty tags
+pass.
+
+An output with no tag at all is a violation when the instance's gold answer has entities (the format asks for
+them to be marked); without gold, no tags is a valid answer.
+
+CapSeg (Figure 5 of the paper): the source sentence with ``<eol>`` (line break) and ``<eob>`` (block break)
+inserted, nothing else changed; at most 2 lines per block, at most 42 characters per line, and the text ends
+with ``<eob>``. The reference also passes an answer without a final ``<eob>`` and leading empty blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ._core import FormatChecker, Violation, reference_first_line, register
+
+DEFAULT_TAGS = ("PER", "ORG", "LOC", "MISC")
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
+_SPACE = re.compile(r"\s+")
+MAX_LINE, MAX_LINES = 42, 2
+
+
+def _source(instance: Mapping[str, Any]) -> str:
+    if "tokens" in instance and instance["tokens"] is not None:
+        return " ".join(str(t) for t in instance["tokens"])
+    return str(instance["text"])
+
+
+def _first_difference(a: str, b: str) -> int:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def _text_matches(source: str, plain: str, what: str) -> list[Violation]:
+    want, got = _SPACE.sub(" ", source).strip(), _SPACE.sub(" ", plain).strip()
+    if want == got:
+        return []
+    at = _first_difference(want, got)
+    return [Violation("text", f"Without the {what}, the text must be the input unchanged; it differs at "
+                              f"{got[max(0, at - 15):at + 15]!r} (expected {want[max(0, at - 15):at + 15]!r}).",
+                      None, want[max(0, at - 15):at + 15], got[max(0, at - 15):at + 15])]
+
+
+def ner_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    allowed = tuple(instance.get("tags") or DEFAULT_TAGS)
+    found: list[Violation] = []
+    open_tag: tuple[str, int, int] | None = None  # label, start of the tag, end of the tag
+    plain, last = [], 0
+    for match in _TAG.finditer(output):
+        closing, label = match.group(1) == "/", match.group(2)
+        plain.append(output[last:match.start()])
+        last = match.end()
+        span = (match.start(), match.end())
+        if label not in allowed:
+            found.append(Violation("label", f"{match.group()} is not an entity tag; use {', '.join(allowed)}.",
+                                   span, list(allowed), label))
+            continue
+        if not closing:
+            if open_tag is not None:
+                found.append(Violation("nesting", f"<{label}> opens inside <{open_tag[0]}>; entities must not "
+                                                  "overlap or nest.", span))
+            open_tag = (label, *span)
+            continue
+        if open_tag is None:
+            found.append(Violation("closed", f"</{label}> closes no open tag.", span))
+        elif open_tag[0] != label:
+            found.append(Violation("nesting", f"</{label}> closes <{open_tag[0]}>; entities must not overlap.",
+                                   span, f"</{open_tag[0]}>", f"</{label}>"))
+            open_tag = None
+        else:
+            if not output[open_tag[2]:match.start()].strip():
+                found.append(Violation("empty", f"<{label}></{label}> marks no text.", (open_tag[1], match.end())))
+            open_tag = None
+    if open_tag is not None:
+        found.append(Violation("closed", f"<{open_tag[0]}> is never closed.", (open_tag[1], open_tag[2]),
+                               f"</{open_tag[0]}>"))
+    plain.append(output[last:])
+    gold = instance.get("gold")
+    if not _TAG.search(output) and isinstance(gold, str) and _TAG.search(gold):
+        found.append(Violation("tagged", f"The answer marks no entity; mark each one with "
+                                         f"{', '.join(f'<{t}>' for t in allowed)} and its closing tag.", None))
+    return found + _text_matches(_source(instance), "".join(plain), "tags")
+
+
+def ner_reference(instance: Mapping[str, Any], output: str) -> bool:
+    answer = reference_first_line(output)
+    for label in DEFAULT_TAGS:
+        if answer.count(f"<{label}>") != answer.count(f"</{label}>"):
+            return False
+        answer = answer.replace(f"<{label}>", "").replace(f"</{label}>", "")
+    return answer.replace(" ", "") == _source(instance).replace(" ", "")
+
+
+def capseg_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    answer = output.strip()
+    offset = output.find(answer) if answer else 0
+    found: list[Violation] = []
+    if "\n" in answer:
+        at = offset + answer.index("\n")
+        found.append(Violation("markers", "Use <eol> and <eob> for breaks, not new lines.", (at, at + 1)))
+    plain = re.sub(r"<eo[lb]>", " ", answer)
+    other = re.search(r"<[^<>]{1,20}>", plain)
+    if other:
+        found.append(Violation("markers", f"{other.group()} is not a break marker; only <eol> and <eob> are.",
+                               None, "<eol> or <eob>", other.group()))
+    found += _text_matches(str(instance["text"]), plain, "<eol> and <eob> markers")
+    if not answer.endswith("<eob>"):
+        found.append(Violation("end", "The text must end with <eob>.", (offset + len(answer), offset + len(answer)),
+                               "<eob>", answer[-10:]))
+    position = offset
+    blocks = answer.split("<eob>")
+    if answer.endswith("<eob>"):
+        blocks.pop()  # the empty piece after the final <eob>
+    for b, block in enumerate(blocks, start=1):
+        lines = block.split("<eol>")
+        if not block.strip():
+            found.append(Violation("block", f"Block {b} is empty.", (position, position + len(block))))
+        if len(lines) > MAX_LINES:
+            found.append(Violation("lines", f"Block {b} has {len(lines)} lines; the limit is {MAX_LINES}.",
+                                   (position, position + len(block)), MAX_LINES, len(lines)))
+        at = position
+        for n, line in enumerate(lines, start=1):
+            if len(line.strip()) > MAX_LINE:
+                found.append(Violation("length", f"Block {b}, line {n} has {len(line.strip())} characters; the "
+                                                 f"limit is {MAX_LINE}.", (at, at + len(line)), MAX_LINE,
+                                       len(line.strip())))
+            at += len(line) + len("<eol>")
+        position += len(block) + len("<eob>")
+    return found
+
+
+def capseg_reference(instance: Mapping[str, Any], output: str) -> bool:
+    answer = reference_first_line(output)
+    squeezed = answer.replace("<eol>", "").replace("<eob>", "").replace(" ", "")
+    if squeezed != str(instance["text"]).replace(" ", ""):
+        return False
+    for block in answer.split("<eob>"):
+        lines = block.split("<eol>")
+        if len(lines) > MAX_LINES or any(len(line.strip()) > MAX_LINE for line in lines):
+            return False
+    return True
+
+
+register(FormatChecker(
+    "ner", {"label": "tags from the allowed set", "closed": "every tag opened and closed",
+            "nesting": "no overlapping or nested entities", "empty": "no empty entity",
+            "text": "the input text unchanged", "tagged": "entities marked when the text has some"}, ("text",),
+    ner_strict, ner_reference,
+    "NER: the input with entities marked by tags"))
+register(FormatChecker(
+    "capseg", {"markers": "only <eol> and <eob> added", "text": "the input text unchanged",
+               "lines": "at most 2 lines per block", "length": "at most 42 characters per line",
+               "block": "no empty block", "end": "ends with <eob>"}, ("text",), capseg_strict, capseg_reference,
+    "CapSeg: subtitle blocks and lines marked in a sentence"))
