@@ -47,6 +47,6 @@ def collie() -> Task:
         template=PromptTemplate(
             feedback="However, your answer does not meet the constraints. {feedback} "
                      "Please try again. Your task is: {prompt}"),
-        extract="strip",
+        extract="whole",
         description="COLLIE-v1 (Yao et al. 2023): 2,080 constraint instances over 13 structures, 4 sources",
     )

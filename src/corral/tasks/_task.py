@@ -83,7 +83,7 @@ class Task:
     check: Callable[[TaskInstance, str], Judgement]
     grammar: Callable[[TaskInstance], Any]
     template: PromptTemplate = field(default_factory=PromptTemplate)
-    extract: str = "strip"
+    extract: str = "whole"
     quality: Callable[[TaskInstance, str], dict[str, float]] | None = None
     description: str = ""
 
@@ -145,7 +145,33 @@ def _raw(output: str) -> str:
     return output
 
 
-@answer_extractors.register("strip")
-def _strip(output: str) -> str:
-    """Surrounding whitespace removed: a chat model's trailing newline is not part of its answer."""
+@answer_extractors.register("whole")
+def _whole(output: str) -> str:
+    """The whole output, surrounding whitespace removed: a chat model's trailing newline is not its answer."""
     return output.strip()
+
+
+@answer_extractors.register("first_line")
+def _first_line(output: str) -> str:
+    """The first non-empty line."""
+    return next((line.strip() for line in output.splitlines() if line.strip()), "")
+
+
+@answer_extractors.register("first_block")
+def _first_block(output: str) -> str:
+    """The first line of the first paragraph, as FormatBench's reference checks (so a leading blank line or a
+    preamble line such as "Translation:" is what gets checked)."""
+    return output.split("\n\n")[0].split("\n")[0].strip()
+
+
+@answer_extractors.register("fenced")
+def _fenced(output: str) -> str:
+    """The inside of the first ``` fence (its language tag dropped); the whole output if there is none."""
+    start = output.find("```")
+    if start < 0:
+        return output.strip()
+    body_start = output.find("\n", start + 3)
+    if body_start < 0:
+        return output[start + 3:].strip()
+    end = output.find("```", body_start + 1)
+    return output[body_start + 1:end if end >= 0 else len(output)].strip()
