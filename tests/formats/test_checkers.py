@@ -17,7 +17,9 @@ NER_TEXT = "John Smith lives in Paris ."
 INSTANCES = {"ftime": {"id": "f1", "tag": 1}, "mcq": {"id": "m1", "labels": PTB},
              "eqa": {"id": "e1", "context": CONTEXT}, "acrow": {"id": "a1", "target": "RAIN"},
              "ner": {"id": "n1", "text": NER_TEXT, "gold": "<PER>John Smith</PER> lives in <LOC>Paris</LOC> ."},
-             "capseg": {"id": "c1", "text": SENTENCE}}
+             "capseg": {"id": "c1", "text": SENTENCE},
+             "mtt": {"id": "t1", "src": "Der Bundestag hat das neue Gesetz zur Energiewende heute beschlossen.",
+                     "terms": {"Bundestag": "Bundestag", "Energiewende": "energy transition", "Bahn": "railway"}}}
 
 
 def strict(task, output, **fields):
@@ -162,6 +164,26 @@ def test_capseg():
     assert reference("capseg", "Hi there.", text="Hi there.") and not strict("capseg", "Hi there.",
                                                                              text="Hi there.").passed
     assert reference("capseg", "<eob>Hi there.<eob>", text="Hi there.")
+
+
+# -------------------------------------------------------------------------------------------------------- mtt
+def test_mtt():
+    good = "The Bundestag passed the new law on the energy transition today."
+    assert strict("mtt", good).passed and reference("mtt", good)
+    assert strict("mtt", "Energy transition: the Bundestag passed the new law today.").passed  # a term opens it
+    assert "The source has 'Energiewende'; translate it as 'energy transition'." in messages(
+        "mtt", "The Bundestag passed the new law on the energy turnaround today.")
+    # the reference's false positives: the terms alone, the German source with the terms pasted in
+    for output in ("Bundestag energy transition",
+                   "Der Bundestag hat das neue Gesetz zur energy transition heute beschlossen."):
+        assert reference("mtt", output) and not strict("mtt", output).passed
+    assert "only the terms" in messages("mtt", "Bundestag energy transition")
+    assert "Most of the answer is the German source" in messages(
+        "mtt", "Der Bundestag hat das neue Gesetz zur energy transition heute beschlossen.")
+    # terms are data: JSON text is read, Python code is refused, never run
+    assert strict("mtt", good, terms='{"Bundestag": "Bundestag"}').passed
+    with pytest.raises(InstanceError, match="field 'terms' is not JSON"):
+        strict("mtt", good, terms="{'Bundestag': __import__('os').getcwd()}")
 
 
 def test_spans_point_into_the_output():
