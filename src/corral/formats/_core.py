@@ -114,6 +114,8 @@ class FormatChecker:
                                                               "output.")]
             else:
                 found = self.strict(instance, output)
+        except InstanceError:
+            raise  # the instance is wrong, not the output
         except Exception as exc:  # a checker must never raise on an output: report it instead
             found = [Violation("internal", f"The {self.name} checker could not check this output "
                                            f"({type(exc).__name__}: {exc}).")]
