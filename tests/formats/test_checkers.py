@@ -19,7 +19,8 @@ INSTANCES = {"ftime": {"id": "f1", "tag": 1}, "mcq": {"id": "m1", "labels": PTB}
              "ner": {"id": "n1", "text": NER_TEXT, "gold": "<PER>John Smith</PER> lives in <LOC>Paris</LOC> ."},
              "capseg": {"id": "c1", "text": SENTENCE},
              "mtt": {"id": "t1", "src": "Der Bundestag hat das neue Gesetz zur Energiewende heute beschlossen.",
-                     "terms": {"Bundestag": "Bundestag", "Energiewende": "energy transition", "Bahn": "railway"}}}
+                     "terms": {"Bundestag": "Bundestag", "Energiewende": "energy transition", "Bahn": "railway"}},
+             "parse": {"id": "p1", "sentence": "The cat sat ."}}
 
 
 def strict(task, output, **fields):
@@ -184,6 +185,32 @@ def test_mtt():
     assert strict("mtt", good, terms='{"Bundestag": "Bundestag"}').passed
     with pytest.raises(InstanceError, match="field 'terms' is not JSON"):
         strict("mtt", good, terms="{'Bundestag': __import__('os').getcwd()}")
+
+
+# ------------------------------------------------------------------------------------------------------ parse
+GOLD_TREE = "(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))"
+
+
+def test_parse():
+    assert strict("parse", GOLD_TREE).passed
+    assert strict("parse", "(ROOT (S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat)) (. .)))").passed
+    assert strict("parse", "(S\n  (NP (DT The) (NN cat))\n  (VP (VBD sat))\n  (. .))").passed  # pretty-printed
+    cases = {
+        GOLD_TREE[:-1]: "1 bracket(s) are never closed.",
+        GOLD_TREE + ")": "closes nothing",
+        "The cat sat .": "A tree starts with '('",
+        GOLD_TREE + " That is the parse.": "Text follows the end of the tree",
+        "(S (NP The cat) (VP (VBD sat)) (. .))": "each word needs its own (TAG word) node",
+        "(S (NP (DT The) (NN dog)) (VP (VBD sat)) (. .))": "word 2 is 'dog', the sentence has 'cat'",
+        "(S (NP (DT The) (NN cat)) (VP (VBD sat)))": "word 4 is 'the end', the sentence has '.'",
+        "(S (NN (DT The) (NN cat)) (VP (VBD sat)) (. .))": "'NN' labels a phrase but is a part-of-speech tag",
+        "(S (NP (DT The) (NOUN cat)) (VP (VBD sat)) (. .))": "its label must be a part-of-speech tag",
+        "(S (NP (DT The) (NN cat)) (VERBPHRASE (VBD sat)) (. .))": "not a Penn Treebank label",
+    }
+    for output, message in cases.items():
+        assert message in messages("parse", output), output
+    # the reference rejects every tree, its own gold example included
+    assert not reference("parse", GOLD_TREE)
 
 
 def test_spans_point_into_the_output():
