@@ -391,10 +391,8 @@ def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> E
         if isinstance(allowed, Sequence) and not isinstance(allowed, str) and value not in allowed:
             return None
     missing = [h for h in structure.holes if h not in observed]
-    unfillable = [h for h in missing if h not in recipe.candidates]
-    if unfillable:
-        raise StructureError(f"{recipe.name}: ?{unfillable[0]} cannot be read from text (the checker observes no "
-                             f"value for it); give candidates for it, e.g. --candidates {unfillable[0]}=the,and,of")
+    if any(h not in recipe.candidates for h in missing):
+        return None  # a readable hole this text shows no value for (Recipe refuses holes no text can show)
     rng = random.Random(key)
     for combo in _sweep(missing, recipe.candidates, chunk, structure.template.profile, rng):
         values = {**observed, **combo}
