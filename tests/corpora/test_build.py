@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import itertools
 import json
 
 import pytest
@@ -18,6 +17,8 @@ from corral.corpora import BuildPlan, build_local, default_corpus, read_shard, r
 from corral.corpora._sources import DEFAULT_DOCUMENTS
 from corral.corpora._suites import collie_v1
 from corral.tasks import get_task, select
+
+from ._corpus_files import write_sample_corpus
 
 runner = CliRunner()
 
@@ -34,13 +35,7 @@ def built(tmp_path_factory):
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory):
     """Every 8th document of the default corpus as a JSONL file, with one malformed line."""
-    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
-    with path.open("w", encoding="utf-8") as f:
-        for i, doc in enumerate(itertools.islice(default_corpus(), 0, None, 8)):
-            f.write(json.dumps({"id": doc.id, "text": doc.text, "source": doc.meta.get("source")}) + "\n")
-            if i == 3:
-                f.write("{not json\n")
-    return path
+    return write_sample_corpus(tmp_path_factory.mktemp("corpus") / "small.jsonl", 8, 3)
 
 
 def test_collie_v1_suite_covers_all_13_structures_and_every_example_passes(built):

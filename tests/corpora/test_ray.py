@@ -4,7 +4,6 @@ the caller's own exception type and message."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 
@@ -17,8 +16,10 @@ import ray
 from corral.corpora._build import BuildPlan, BuildResult, build_local
 from corral.corpora._extract import StructureError, recipe
 from corral.corpora._ray import build_ray
-from corral.corpora._sources import CorpusError, default_corpus, shards
+from corral.corpora._sources import CorpusError, shards
 from corral.corpora._suites import collie_v1
+
+from ._corpus_files import write_sample_corpus
 
 pytestmark = [pytest.mark.ray,
               pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")]  # Ray's own, on unpickling
@@ -44,13 +45,7 @@ def plan(seed: int = 0) -> BuildPlan:
 @pytest.fixture(scope="module")
 def jsonl_corpus(tmp_path_factory):
     """About 300 documents of the default corpus (every 7th) as one JSONL file, with one malformed line."""
-    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
-    with path.open("w", encoding="utf-8") as f:
-        for i, doc in enumerate(itertools.islice(default_corpus(), 0, None, 7)):
-            f.write(json.dumps({"id": doc.id, "text": doc.text, "source": doc.meta.get("source")}) + "\n")
-            if i == 150:
-                f.write("{not json\n")
-    return path
+    return write_sample_corpus(tmp_path_factory.mktemp("corpus") / "small.jsonl", 7, 150)
 
 
 def assert_same(local: BuildResult, distributed: BuildResult) -> None:
