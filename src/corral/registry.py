@@ -23,6 +23,7 @@ __all__ = [
     "chunk_processors",
     "lookup",
     "profiles",
+    "quality_aggregates",
     "tasks",
 ]
 
@@ -51,6 +52,10 @@ chunk_processors = catalogue.create("corral", "chunk_processors", entry_points=T
 
 #: Named suites of extraction recipes for ``corral build NAME`` (``collie-v1``): callables returning the recipes.
 build_suites = catalogue.create("corral", "build_suites", entry_points=True)
+
+#: How summed per-record statistics become a corpus metric (``micro_f1``, ``bleu``); see
+#: ``corral.evaluation.aggregate_quality``.
+quality_aggregates = catalogue.create("corral", "quality_aggregates", entry_points=True)
 
 #: Format checkers (FormatBench), ``name -> corral.formats.FormatChecker``: mcq, eqa, ner, parse, capseg, ...
 format_checkers = catalogue.create("corral", "format_checkers", entry_points=True)

@@ -136,6 +136,8 @@ def test_summary_by_group_sorted():
 def test_summary_by_round_is_cumulative():
     s = summarize(CONFIG, run_records())
     assert [row["round"] for row in s["by_round"]] == [0, 1]
+    # quality by round: each sample's latest answer; a/1's round-1 answer has no fluency, so only a/0's counts
+    assert [row.pop("quality") for row in s["by_round"]] == [pytest.approx({"fluency": 0.3}), {"fluency": 0.2}]
     assert s["by_round"][0] == pytest.approx({"round": 0, "value": 0.5, "se": 0.5 / math.sqrt(3), "n": 3})
     # after feedback: a 2/2, b 1/2, c 2/2 -> rates 1, 0.5, 1
     se = math.sqrt(((1 / 6) ** 2 * 2 + (1 / 3) ** 2) / 2) / math.sqrt(3)
@@ -145,7 +147,8 @@ def test_summary_by_round_is_cumulative():
 
 def test_summary_counts_tokens_and_decoding():
     s = summarize(CONFIG, run_records())
-    assert s["counts"] == {"records": 9, "empty": 1, "truncated": 1, "errors": 0, "cached": 1, "missing": 0}
+    assert s["counts"] == {"records": 9, "empty": 1, "truncated": 1, "errors": 0, "cached": 1, "missing": 0,
+                           "context": 0, "repeated": 0}
     assert s["sample_decoding"] == {"free": 5, "constrained": 0, "free-fallback": 1}
     assert s["tokens"] == {"prompt": 30, "completion": 12}
     assert s["seconds"] == pytest.approx(2.0)
@@ -166,6 +169,7 @@ def test_unfinished_feedback_chain_is_incomplete_and_unknown_after_round_0():
     assert s["counts"]["missing"] == 0
     assert s["complete"] is False
     assert s["success"]["n"] == 3
+    s["by_round"][1].pop("quality")
     assert s["by_round"][1] == pytest.approx({"round": 1, "value": 1.0, "se": 0.0, "n": 2})  # b is not known yet
 
 
@@ -187,3 +191,60 @@ def test_a_single_instance_has_zero_standard_error_and_no_records_give_zeros():
     assert empty["counts"]["missing"] == 6
     assert empty["complete"] is False
     assert empty["by_group"] == {} and empty["quality"] == {}
+
+
+# --- refinement stops and quality aggregation ----------------------------------------------------------------------
+
+def test_a_repeated_answer_ends_the_chain_only_when_the_run_stops_on_repeats():
+    chain = [record("a", 0, 0, False, answer="x"), record("a", 0, 1, False, answer="x", repeated=True)]
+    config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp", rounds=3, instances=["a"])
+    assert not summarize(config, chain)["complete"]  # rounds 2 and 3 are still due
+    stopping = config.model_copy(update={"stop_on_repeat": True})
+    s = summarize(stopping, chain)
+    assert s["complete"] and s["counts"]["repeated"] == 1
+    assert [row["value"] for row in s["by_round"]] == [0.0, 0.0, 0.0, 0.0]  # known: never solved
+
+
+def test_a_prompt_beyond_the_context_ends_the_chain():
+    chain = [record("a", 0, 0, False), record("a", 0, 1, False, answer="", finish_reason="context")]
+    config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp", rounds=5, instances=["a"])
+    s = summarize(config, chain)
+    assert s["complete"] and s["counts"]["context"] == 1 and s["final_success"]["value"] == 0.0
+
+
+def test_new_config_fields_keep_old_hashes_and_change_when_set():
+    config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp")
+    assert set(config.identity()) == {"task", "task_version", "model", "backend", "base_url", "decoding",
+                                      "sampling", "feedback_template"}
+    changed = config.model_copy(update={"extract": "first_block"})
+    assert changed.with_hash().hash != config.with_hash().hash
+    assert changed.identity()["extract"] == "first_block"
+
+
+def test_quality_means_and_sufficient_statistics():
+    from sacrebleu.metrics.bleu import BLEU
+
+    hyps = ["the cat sat on the mat", "a dog barked loudly at night", "it rained"]
+    refs = ["the cat sat on a mat", "the dog barked at night", "it was raining all day"]
+    records = []
+    for i, (hyp, ref) in enumerate(zip(hyps, refs, strict=True)):
+        one = BLEU().corpus_score([hyp], [[ref]])
+        stats = {f"correct_{n + 1}": c for n, c in enumerate(one.counts)}
+        stats |= {f"total_{n + 1}": t for n, t in enumerate(one.totals)}
+        stats |= {"sys_len": one.sys_len, "ref_len": one.ref_len}
+        quality = {f"mtt_bleu@bleu:{k}": float(v) for k, v in stats.items()}
+        quality |= {"acc": float(i == 0), "ner_f1@micro_f1:tp": 1.0, f"ner_f1@micro_f1:f{'np'[i % 2]}": 1.0}
+        records.append(record(str(i), 0, 0, True, quality=quality))
+    from corral.evaluation._metrics import aggregate_quality
+
+    got = aggregate_quality(records)
+    assert got["mtt_bleu"] == pytest.approx(BLEU().corpus_score(hyps, [refs]).score)  # corpus, not a mean
+    assert got["acc"] == pytest.approx(1 / 3)
+    assert got["ner_f1"] == pytest.approx(2 * 3 / (2 * 3 + 1 + 2))  # tp 3, fn 2 (i = 0, 2), fp 1 (i = 1)
+
+
+def test_passes_with_zero_quality_are_counted():
+    records = [record("a", 0, 0, True, quality={"acc": 0.0}), record("b", 0, 0, True, quality={"acc": 1.0}),
+               record("c", 0, 0, False, quality={"acc": 0.0}), record("d", 0, 0, True)]
+    config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp", instances=list("abcd"))
+    assert summarize(config, records)["passed_with_zero_quality"] == {"passed": 2, "zero_quality": 1, "rate": 0.5}

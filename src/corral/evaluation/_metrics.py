@@ -14,6 +14,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, get_args
 
+from corral.registry import quality_aggregates
+
 from ._records import RunConfig, SampleDecoding, SampleRecord
 
 
@@ -63,17 +65,21 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
         for key, value in chains[i, 0][0].groups.items():
             groups[key][value].append(i)
 
+    stop = config.stop_on_repeat
     by_round = []
     for r in range(rounds + 1):
-        rates = [rate for i in done if (rate := _solved_by(chains, i, n, r)) is not None]
-        by_round.append({"round": r, **mean_se(rates)})
+        rates = [rate for i in done if (rate := _solved_by(chains, i, n, r, stop)) is not None]
+        latest = [chain[max(q for q in chain if q <= r)] for i in done for s in range(n) if (chain := chains[i, s])]
+        by_round.append({"round": r, **mean_se(rates), "quality": aggregate_quality(latest)})
 
-    complete = all(_chain_complete(chains.get((i, s), {}), rounds) for i in config.instances for s in range(n))
+    complete = all(_chain_complete(chains.get((i, s), {}), rounds, stop)
+                   for i in config.instances for s in range(n))
     complete = complete and not any(record.finish_reason == "error" for record in kept.values())
 
-    quality_keys = sorted({key for record in first for key in record.quality})
     return {
         "task": config.task,
+        "task_options": dict(config.task_options),
+        "extract": config.extract,
         "model": config.model,
         "decoding": config.decoding,
         "label": config.label,
@@ -97,36 +103,85 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
             "errors": sum(record.finish_reason == "error" for record in kept.values()),
             "cached": sum(record.cached for record in kept.values()),
             "missing": len(config.instances) * n - len(first),
+            "context": sum(record.finish_reason == "context" for record in kept.values()),
+            "repeated": sum(record.repeated for record in kept.values()),
         },
         "sample_decoding": _decoding_counts(first),
         "tokens": {"prompt": sum(record.prompt_tokens for record in kept.values()),
                    "completion": sum(record.completion_tokens for record in kept.values())},
         "seconds": float(sum(record.seconds for record in kept.values())),
-        "quality": {key: _mean([record.quality[key] for record in first if key in record.quality])
-                    for key in quality_keys},
+        "quality": aggregate_quality(first),
+        "passed_with_zero_quality": _passed_with_zero_quality(first),
+        "by_group_quality": {key: {value: aggregate_quality([chains[i, s][0] for i in members for s in range(n)])
+                                   for value, members in sorted(groups[key].items())}
+                             for key in sorted(groups)},
     }
 
 
+def aggregate_quality(records: Sequence[SampleRecord]) -> dict[str, float]:
+    """The records' quality metrics. A plain key (``mcq_accuracy``) is a mean over the records that have it; a key
+    ``metric@aggregate:stat`` is a sufficient statistic (``mtt_bleu@bleu:correct_1``), summed over records and
+    turned into ``metric`` by the registered aggregate (corpus BLEU, micro F1), as sacrebleu does for BLEU."""
+    from corral.registry import lookup, quality_aggregates
+
+    means: dict[str, list[float]] = defaultdict(list)
+    sums: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for record in records:
+        for key, value in record.quality.items():
+            if "@" in key and ":" in key:
+                head, stat = key.split(":", 1)
+                metric, aggregate = head.split("@", 1)
+                sums[metric, aggregate][stat] += value
+            else:
+                means[key].append(value)
+    out = {key: _mean(values) for key, values in means.items()}
+    for (metric, aggregate), stats in sums.items():
+        out[metric] = float(lookup(quality_aggregates, aggregate, "quality aggregate")(dict(stats)))
+    return dict(sorted(out.items()))
+
+
+def _passed_with_zero_quality(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """How often an output passes the checker yet scores 0 on every quality metric of its record (a checker can
+    be gamed: an empty span list or an untranslated copy may pass). Records without quality metrics don't count."""
+    scored = [record for record in records if record.passed and record.quality]
+    zero = [record for record in scored if all(_record_metric(record, key) == 0 for key in _metric_names(record))]
+    return {"passed": len(scored), "zero_quality": len(zero), "rate": len(zero) / len(scored) if scored else 0.0}
+
+
+def _metric_names(record: SampleRecord) -> set[str]:
+    return {key.split("@", 1)[0] if "@" in key else key for key in record.quality}
+
+
+def _record_metric(record: SampleRecord, metric: str) -> float:
+    """One record's value of ``metric`` (its statistics aggregated alone)."""
+    return aggregate_quality([record.model_copy(update={"quality": {
+        k: v for k, v in record.quality.items() if (k.split("@", 1)[0] if "@" in k else k) == metric}})])[metric]
+
+
 def _solved_by(chains: dict[tuple[str, int], dict[int, SampleRecord]], instance: str, n: int,
-               r: int) -> float | None:
+               r: int, stop_on_repeat: bool = False) -> float | None:
     """The fraction of the instance's samples that passed at some round <= r; None while a sample that has not
-    passed yet lacks one of those rounds (its outcome by round r is not known)."""
+    passed yet lacks one of those rounds (its outcome by round r is not known) and its chain has not ended."""
     solved = 0
     for s in range(n):
         chain = chains[instance, s]
         if any(chain[q].passed for q in range(r + 1) if q in chain):
             solved += 1
-        elif any(q not in chain for q in range(r + 1)):
-            return None
+            continue
+        for q in range(r + 1):
+            if q not in chain:
+                return None
+            if chain[q].ends_chain(stop_on_repeat):
+                break
     return solved / n
 
 
-def _chain_complete(chain: dict[int, SampleRecord], rounds: int) -> bool:
-    """Whether a sample's rounds run from 0 until its first pass or the last round."""
+def _chain_complete(chain: dict[int, SampleRecord], rounds: int, stop_on_repeat: bool = False) -> bool:
+    """Whether a sample's rounds run from 0 until the round that ends its chain or the last round."""
     for r in range(rounds + 1):
         if r not in chain:
             return False
-        if chain[r].passed:
+        if chain[r].ends_chain(stop_on_repeat):
             return True
     return True
 
@@ -138,3 +193,24 @@ def _decoding_counts(records: Iterable[SampleRecord]) -> dict[str, int]:
 
 def _mean(values: Sequence[float]) -> float:
     return float(statistics.fmean(values)) if values else 0.0
+
+
+@quality_aggregates.register("micro_f1")
+def micro_f1(stats: dict[str, float]) -> float:
+    """F1 from summed ``tp``, ``fp``, ``fn`` (1.0 when there is nothing to find and nothing was found)."""
+    tp, fp, fn = stats.get("tp", 0.0), stats.get("fp", 0.0), stats.get("fn", 0.0)
+    if tp + fp + fn == 0:
+        return 1.0
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+@quality_aggregates.register("bleu")
+def corpus_bleu(stats: dict[str, float]) -> float:
+    """Corpus BLEU-4 from summed n-gram statistics (``correct_1..4``, ``total_1..4``, ``sys_len``, ``ref_len``)
+    by sacrebleu's own formula with its default exponential smoothing, on a 0-100 scale."""
+    from sacrebleu.metrics.bleu import BLEU
+
+    correct = [int(stats.get(f"correct_{i}", 0)) for i in range(1, 5)]
+    total = [int(stats.get(f"total_{i}", 0)) for i in range(1, 5)]
+    return float(BLEU.compute_bleu(correct, total, int(stats.get("sys_len", 0)), int(stats.get("ref_len", 0)),
+                                   smooth_method="exp").score)

@@ -62,6 +62,9 @@ class RunConfig(_Frozen):
     decoding: Decoding = "free"
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     feedback_template: str = ""
+    extract: str = "whole"  # the answer-extraction policy: which part of the output is checked
+    task_options: dict[str, Any] = Field(default_factory=dict)  # e.g. formatbench's checker_mode, template, shots
+    stop_on_repeat: bool = False  # a feedback chain ends when the model repeats one of its earlier answers
     # extent
     samples: int = 1
     rounds: int = 0  # feedback rounds after the first attempt
@@ -71,8 +74,13 @@ class RunConfig(_Frozen):
     hash: str = ""
 
     def identity(self) -> dict[str, Any]:
-        return self.model_dump(include={"task", "task_version", "model", "backend", "base_url", "decoding",
+        """What a record means. Fields added after a version are included only when they differ from their default,
+        so that the hash (and the directory name) of an earlier run stays the same."""
+        core = self.model_dump(include={"task", "task_version", "model", "backend", "base_url", "decoding",
                                         "sampling", "feedback_template"})
+        later = self.model_dump(include={"extract", "task_options", "stop_on_repeat"})
+        defaults = {"extract": "whole", "task_options": {}, "stop_on_repeat": False}
+        return core | {key: value for key, value in later.items() if value != defaults[key]}
 
     def with_hash(self) -> RunConfig:
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
@@ -89,7 +97,7 @@ class SampleRecord(_Frozen):
 
     ``sample`` is the i-th independent sample of the instance (seeded ``seed + sample + 10007 * round``);
     ``round`` 0 is the first attempt and round r > 0 answers the checker's feedback on round r - 1. A sample's
-    rounds stop at its first pass.
+    rounds stop at its first pass (or as ``ends_chain`` says).
     """
 
     instance: str
@@ -105,13 +113,14 @@ class SampleRecord(_Frozen):
     feedback: str = ""  # the checker's feedback ('' when passed)
     decoding: SampleDecoding = "free"
     fallback_reason: str | None = None
-    finish_reason: Literal["stop", "length", "error"] = "stop"
+    finish_reason: Literal["stop", "length", "context", "error"] = "stop"
     error: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
     cached: bool = False
     quality: dict[str, float] = Field(default_factory=dict)  # the task's quality metrics, if it has any
+    repeated: bool = False  # the answer equals one this sample gave in an earlier round
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -124,6 +133,11 @@ class SampleRecord(_Frozen):
     @property
     def truncated(self) -> bool:
         return self.finish_reason == "length"
+
+    def ends_chain(self, stop_on_repeat: bool) -> bool:
+        """Whether no feedback round follows this one: it passed, its prompt no longer fits the model's context,
+        or (when the run stops on repeats) the model gave an answer it had given before (ReFF's refinement stops)."""
+        return self.passed or self.finish_reason == "context" or (stop_on_repeat and self.repeated)
 
 
 def read_config(run: Path) -> RunConfig:

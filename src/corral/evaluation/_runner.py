@@ -47,6 +47,7 @@ class _Work:
     sample: int
     round: int
     messages: list[dict[str, str]]
+    earlier_answers: tuple[str, ...] = ()  # this sample's answers in rounds before ``round``
 
 
 def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling: SamplingConfig | None = None,
@@ -58,7 +59,9 @@ def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling
     backend, _ = parse_spec(model)
     return RunConfig(task=task.name, task_version=task.version, model=model, backend=backend, base_url=base_url,
                      decoding=decoding, sampling=sampling or SamplingConfig(),
-                     feedback_template=task.template.feedback, samples=samples, rounds=rounds,
+                     feedback_template=task.template.refinement or task.template.feedback,
+                     extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
+                     samples=samples, rounds=rounds,
                      selection=dict(selection or {}), instances=[inst.id for inst in instances],
                      corral_version=__version__).with_hash()
 
@@ -119,9 +122,10 @@ def evaluate(
     try:
         with (run / RECORDS_FILE).open("a", encoding="utf-8") as records_file:
             for round_ in range(rounds + 1):
-                work = [_Work(inst, s, round_, _messages(task, inst, done, s, round_))
+                work = [_Work(inst, s, round_, _messages(task, inst, done, s, round_),
+                              tuple(done[inst.id, s, q].answer for q in range(round_)))
                         for inst in chosen for s in range(samples)
-                        if (inst.id, s, round_) not in done and _needs(done, inst.id, s, round_)]
+                        if (inst.id, s, round_) not in done and _needs(config, done, inst.id, s, round_)]
                 size = batch_size or BATCH_SIZES.get(config.backend, 8)
                 for start in range(0, len(work), size):
                     batch = work[start:start + size]
@@ -132,8 +136,8 @@ def evaluate(
                     records_file.flush()
                     progress[0] += len(records)
                     progress[2] += sum(r.passed for r in records)
-                    # a pass at round r means this chain's rounds r+1..R will not be needed
-                    progress[1] -= sum(rounds - r.round for r in records if r.passed)
+                    # a chain that ends at round r (a pass, a repeat, a full context) needs no rounds r+1..R
+                    progress[1] -= sum(rounds - r.round for r in records if r.ends_chain(config.stop_on_repeat))
                     if on_progress:
                         on_progress(*progress)
     finally:
@@ -183,12 +187,13 @@ def _drop_torn_tail(path: Path) -> None:
             f.truncate(data.rfind(b"\n") + 1)
 
 
-def _needs(done: Mapping[tuple[str, int, int], SampleRecord], instance: str, sample: int, round_: int) -> bool:
-    """Round 0 always; a later round only if the previous one exists and failed."""
+def _needs(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord], instance: str, sample: int,
+           round_: int) -> bool:
+    """Round 0 always; a later round only if the previous one exists and did not end the chain."""
     if round_ == 0:
         return True
     previous = done.get((instance, sample, round_ - 1))
-    return previous is not None and not previous.passed
+    return previous is not None and not previous.ends_chain(config.stop_on_repeat)
 
 
 def _expected(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord]) -> int:
@@ -199,7 +204,7 @@ def _expected(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecor
             total += 1
             for r in range(config.rounds):
                 record = done.get((instance, s, r))
-                if record is not None and record.passed:
+                if record is not None and record.ends_chain(config.stop_on_repeat):
                     break
                 total += 1
     return total
@@ -210,6 +215,8 @@ def _messages(task: Task, instance: TaskInstance, done: Mapping[tuple[str, int, 
     if round_ == 0:
         return [dict(m) for m in task.template.messages(instance)]
     previous = done[(instance.id, sample, round_ - 1)]
+    if task.template.refinement is not None:
+        return [dict(m) for m in task.template.refinement_messages(instance, previous.answer, previous.feedback)]
     return [*previous.messages, {"role": "assistant", "content": previous.output},
             dict(task.template.feedback_turn(instance, previous.feedback))]
 
@@ -281,7 +288,7 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
         score=judgement.score, parts=details.get("parts", []), feedback="" if judgement.passed else judgement.feedback,
         decoding=decoding, fallback_reason=fallback, finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        seconds=completion.seconds, cached=cached, quality=quality)
+        seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers)
 
 
 def _model_id(config: RunConfig) -> str:

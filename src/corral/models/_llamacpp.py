@@ -73,7 +73,7 @@ class LlamaCppModel:
         prompt = self.prompt_tokens(request.messages)
         room = self._llama.n_ctx() - len(prompt)
         if room < 1:
-            return Completion(text="", finish_reason="error", prompt_tokens=len(prompt), completion_tokens=0,
+            return Completion(text="", finish_reason="context", prompt_tokens=len(prompt), completion_tokens=0,
                               seconds=time.perf_counter() - started, constrained=request.grammar is not None,
                               error=f"the prompt has {len(prompt)} tokens; the context holds {self._llama.n_ctx()}")
         mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None

@@ -214,6 +214,10 @@ class OpenAIModel:
                     response = await session.client.chat.completions.create(**arguments)
                     choice = _first_choice(response)
                 except openai.APIStatusError as exc:
+                    if exc.status_code == 400 and _CONTEXT_ERROR.search(_server_message(exc)):
+                        return Completion(text="", finish_reason="context", seconds=time.perf_counter() - started,
+                                          constrained=request.grammar is not None,
+                                          error=f"{self.base_url}: {_server_message(exc)}")
                     if exc.status_code < 500 and exc.status_code not in RETRY_STATUSES:
                         raise self._refusal(exc, request) from None
                     failure = f"HTTP {exc.status_code}: {_server_message(exc)}"
@@ -449,6 +453,11 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+# how OpenAI, vLLM and llama.cpp's server word a prompt that does not fit (HTTP 400)
+_CONTEXT_ERROR = re.compile(r"context length|context window|maximum context|exceeds? the (?:available )?context|"
+                            r"too many tokens|context_length_exceeded", re.IGNORECASE)
 
 
 def _cause(exc: BaseException) -> str:

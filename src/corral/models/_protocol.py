@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from corral.grammars import Grammar
 
 Role = Literal["system", "user", "assistant"]
-FinishReason = Literal["stop", "length", "error"]
+FinishReason = Literal["stop", "length", "context", "error"]
 
 
 class Message(TypedDict):
@@ -103,7 +103,9 @@ class Completion:
     """One sampled output with its accounting.
 
     ``finish_reason`` is ``stop`` (end of turn, a stop string, or the grammar's end), ``length`` (``max_tokens``
-    reached) or ``error`` (the backend failed for this sample; ``error`` says why; nothing is lost silently).
+    reached), ``context`` (the prompt leaves no room in the model's context: nothing was generated, and asking
+    again cannot help; ``error`` says by how much) or ``error`` (the backend failed for this sample; ``error``
+    says why; nothing is lost silently).
     """
 
     text: str

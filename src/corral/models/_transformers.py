@@ -196,6 +196,7 @@ class TransformersModel:
                    generator, constrained=request.grammar is not None)
         if row.max_new < 1:
             row.fail(f"the prompt is {len(prompt)} tokens; the model's context is {self.max_context}")
+            row.finish = "context"
         elif request.grammar is not None:
             try:
                 row.matcher = self.masks.matcher(request.grammar)

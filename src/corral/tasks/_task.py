@@ -53,16 +53,35 @@ class TaskInstance:
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """The chat a task sends: an optional system message and a user message with ``{prompt}``; and the user turn
-    that carries the checker's feedback in the next round (``{feedback}``, ``{prompt}``)."""
+    """The chat a task sends: an optional system message, few-shot (user, assistant) turns, and a user message with
+    ``{prompt}``; and how the next round carries the checker's feedback.
+
+    By default a feedback round continues the chat: the model's answer, then a user turn ``feedback`` (with
+    ``{feedback}`` and ``{prompt}``). With ``refinement`` set, each round is one fresh user message instead, built
+    from the prompt, the previous answer and its feedback (``{prompt}``, ``{answer}``, ``{feedback}``), as ReFF's
+    refinement prompt (Figure 6, right) does.
+    """
 
     user: str = "{prompt}"
     system: str | None = None
     feedback: str = "{feedback} Please try again. The task was: {prompt}"
+    refinement: str | None = None
+    shots: tuple[tuple[str, str], ...] = ()
 
     def messages(self, instance: TaskInstance) -> list[Message]:
         chat: list[Message] = [{"role": "system", "content": self.system}] if self.system else []
+        for question, answer in self.shots:
+            chat += [{"role": "user", "content": self.user.format(prompt=question)},
+                     {"role": "assistant", "content": answer}]
         chat.append({"role": "user", "content": self.user.format(prompt=instance.prompt)})
+        return chat
+
+    def refinement_messages(self, instance: TaskInstance, answer: str, feedback: str) -> list[Message]:
+        if self.refinement is None:
+            raise ValueError("this template has no refinement prompt")
+        chat: list[Message] = [{"role": "system", "content": self.system}] if self.system else []
+        chat.append({"role": "user", "content": self.refinement.format(prompt=instance.prompt, answer=answer,
+                                                                        feedback=feedback)})
         return chat
 
     def feedback_turn(self, instance: TaskInstance, feedback: str) -> Message:
@@ -86,9 +105,15 @@ class Task:
     extract: str = "whole"
     quality: Callable[[TaskInstance, str], dict[str, float]] | None = None
     description: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    stop_on_repeat: bool = False
+    marker: str | None = None
 
     def answer(self, output: str) -> str:
-        """The part of the model's output that is checked (the task's extraction policy)."""
+        """The part of the model's output that is checked: after the last ``marker`` (e.g. "Corrected Answer:")
+        when the task sets one and the output has it, then the task's extraction policy."""
+        if self.marker and self.marker in output:
+            output = output[output.rindex(self.marker) + len(self.marker):]
         return lookup(answer_extractors, self.extract, "answer extractor")(output)
 
 
