@@ -66,8 +66,20 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     profile: Annotated[str | None, typer.Option(help="Override the constraint's segmentation profile.")] = None,
     workers: Annotated[int | None, typer.Option(help="Processes for --batch (default: all cores).")] = None,
+    format_task: Annotated[str | None, typer.Option("--format", help="A FormatBench checker (mcq, ner, ...).")] = None,
+    instance: Annotated[Path | None, typer.Option(help="--format's instance (JSON, or JSONL and --id).")] = None,
+    ident: Annotated[str | None, typer.Option("--id", help="--format's instance id in a JSONL file.")] = None,
+    format_output: Annotated[str | None, typer.Option("--output", help="--format's output ('-': stdin).")] = None,
+    mode: Annotated[str, typer.Option(help="--format's mode: strict, or reference (the published one).")] = "strict",
 ) -> None:
-    """Check TEXT against SPEC: exit 0 if it passes, 1 if it fails, 2 on bad input."""
+    """Check TEXT against SPEC, or an --output against a --format checker: exit 0 if it passes, 1 if it fails, 2 on
+    bad input."""
+    if format_task is not None:
+        from ._format import check_format_command
+
+        if instance is None or format_output is None:
+            raise _fail("--format needs --instance FILE and --output TEXT")
+        raise typer.Exit(check_format_command(format_task, instance, format_output, ident, mode, as_json))
     if batch is not None:
         raise typer.Exit(_check_batch(batch, output, workers))
     if spec is None or text is None:

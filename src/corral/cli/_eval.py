@@ -24,6 +24,15 @@ def eval_command(
     structures: Annotated[str | None, typer.Option(help="Only these structures (comma-separated).")] = None,
     sources: Annotated[str | None, typer.Option(help="Only these sources (comma-separated).")] = None,
     per_structure: Annotated[int | None, typer.Option(help="The first N instances of each structure.")] = None,
+    tasks: Annotated[str | None, typer.Option(help="formatbench: only these tasks (comma-separated).")] = None,
+    per_task: Annotated[int | None, typer.Option(help="formatbench: the first N instances of each task.")] = None,
+    extract: Annotated[str | None, typer.Option(
+        help="Answer extraction: whole, first_line, first_block, fenced, raw (default: the task's).")] = None,
+    checker_mode: Annotated[str | None, typer.Option(help="formatbench: strict (default) or reference.")] = None,
+    template: Annotated[str | None, typer.Option(help="formatbench: alpaca (default, the paper's) or chat.")] = None,
+    thoughts: Annotated[bool | None, typer.Option(
+        "--thoughts/--no-thoughts", help="formatbench: refinement with thoughts (refine*).")] = None,
+    shots: Annotated[int | None, typer.Option(help="formatbench: few-shot examples (0-4, default 3).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most N instances (after the filters).")] = None,
     samples: Annotated[int, typer.Option(help="Samples per instance (pass@k for k <= samples).")] = 1,
     rounds: Annotated[int, typer.Option(help="Feedback rounds after the first attempt.")] = 0,
@@ -47,16 +56,27 @@ def eval_command(
     modes = ["constrained"] if constrained else {"both": ["free", "constrained"]}.get(decoding, [decoding])
     if any(mode not in ("free", "constrained") for mode in modes):
         raise _fail(f"unknown --decoding {decoding!r}; valid: free, constrained, both")
-    filters = {k: v for k, v in (("structure", _names(structures)), ("source", _names(sources))) if v}
+    filters = {k: v for k, v in (("structure", _names(structures)), ("source", _names(sources)),
+                                 ("task", _names(tasks))) if v}
+    if per_structure and per_task:
+        raise _fail("give --per-structure or --per-task, not both")
+    per_group = ("structure", per_structure) if per_structure else ("task", per_task) if per_task else None
+    options = {key: value for key, value in (("checker_mode", checker_mode), ("template", template),
+                                             ("thoughts", thoughts), ("shots", shots)) if value is not None}
     try:
-        the_task = get_task(task)
-        select(the_task, filters, limit=limit, per_group=("structure", per_structure)
-                        if per_structure else None)
+        the_task = get_task(task, **options)
+        if extract is not None:
+            from dataclasses import replace
+
+            from corral.registry import answer_extractors, lookup
+
+            lookup(answer_extractors, extract, "answer extractor")
+            the_task = replace(the_task, extract=extract)
+        select(the_task, filters, limit=limit, per_group=per_group)
         sampling = SamplingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
         runs = _run_dirs(output, [plan_config(the_task, model, decoding=m, sampling=sampling,  # type: ignore[arg-type]
                                               base_url=base_url) for m in modes], default_run_dir)
-        options = {"base_url": base_url} if base_url else {}
-        loaded = load_model(model, **options)
+        loaded = load_model(model, **({"base_url": base_url} if base_url else {}))
     except (RegistryError, ValueError, ModelError) as exc:
         raise _fail(str(exc)) from None
 
@@ -76,7 +96,7 @@ def eval_command(
                 run_dir, summary = evaluate(
                     the_task, model, run, decoding=mode, sampling=sampling,  # type: ignore[arg-type]
                     samples=samples, rounds=rounds, filters=filters, limit=limit,
-                    per_group=("structure", per_structure) if per_structure else None, base_url=base_url,
+                    per_group=per_group, base_url=base_url,
                     loaded_model=loaded, cache=cache, on_progress=show)
             summaries.append((run_dir, summary))
             _headline(run_dir, summary)

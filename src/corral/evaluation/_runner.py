@@ -241,7 +241,7 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
         requests.append(Request(
             tuple(item.messages),  # type: ignore[arg-type]
             Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
-                     max_tokens=sampling.max_tokens or item.instance.max_tokens,
+                     max_tokens=sampling.max_tokens or item.instance.max_tokens, stop=task.stop,
                      seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round),
             grammar))
         fallbacks.append(reason)

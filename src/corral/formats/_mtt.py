@@ -19,6 +19,7 @@ from ._core import FormatChecker, InstanceError, Violation, reference_first_line
 
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
 UNTRANSLATED_SHARE = 0.5  # an answer whose words are mostly the source's own is left in German
+MIN_LENGTH_RATIO = 0.5  # English runs about as long as German; under half the words is a fragment, not a translation
 
 
 def terms_of(instance: Mapping[str, Any]) -> dict[str, str]:
@@ -56,8 +57,13 @@ def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     target_words = {w.lower() for _, tgt in used for w in _WORD.findall(tgt)}
     rest = [w for w in words if w not in target_words]
     source_words = {w.lower() for w in _WORD.findall(source)} - target_words
-    if len(_WORD.findall(source)) >= 4 and len(rest) < 2:
+    source_length = len(_WORD.findall(source))
+    if source_length >= 4 and len(rest) < 2:
         found.append(Violation("translation", "The answer is only the terms; translate the whole sentence.", None))
+    elif source_length >= 6 and len(words) < MIN_LENGTH_RATIO * source_length:
+        found.append(Violation("translation", f"The answer has {len(words)} words for a source of {source_length}; "
+                                              "translate the whole sentence.", None,
+                               f">= {round(MIN_LENGTH_RATIO * source_length)} words", len(words)))
     elif rest and sum(w in source_words for w in rest) / len(rest) > UNTRANSLATED_SHARE:
         found.append(Violation("translation", "Most of the answer is the German source; translate it into English.",
                                None))

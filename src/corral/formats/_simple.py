@@ -3,13 +3,14 @@
 MCQ: the answer is exactly one label of the instance's label set (``labels``); a label in the wrong case is
 named with the right one. EQA: a non-empty span of ``context`` that starts and ends on word boundaries (the
 reference accepts ``""`` and any substring, a single letter included, case-insensitively). AcroW: the first
-letters of the non-empty lines, leading quotes and punctuation skipped, spell ``target`` ignoring case and
-spaces (the reference compares the raw first characters with the target, spaces included, so a target with a
-space can never pass, nor a line opening with a quote).
+letters of the non-empty lines, leading quotes and punctuation skipped, spell the letters of ``target`` ignoring
+case, accents, spaces and hyphens (the reference compares the raw first characters with the target, spaces
+included, so a target with a space can never pass, nor a line opening with a quote).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,8 +88,13 @@ def eqa_reference(instance: Mapping[str, Any], output: str) -> bool:
     return reference_first_line(output).lower() in str(instance["context"]).lower()
 
 
+def _fold(letter: str) -> str:
+    """A letter without case or accents: an acrostic's É matches E."""
+    return "".join(c for c in unicodedata.normalize("NFKD", letter.casefold()) if not unicodedata.combining(c))
+
+
 def acrow_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
-    target = [c for c in str(instance["target"]) if not c.isspace()]
+    target = _LETTER.findall(str(instance["target"]))  # "sea-wind" needs s, e, a, w, i, n, d: no line for "-"
     lines = []
     at = 0
     for raw in output.split("\n"):
@@ -99,7 +105,7 @@ def acrow_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
         at += len(raw) + 1
     found = []
     for i, (want, (got, span)) in enumerate(zip(target, lines, strict=False), start=1):
-        if got.casefold() != want.casefold():
+        if _fold(got) != _fold(want):
             found.append(Violation("letters", f"Line {i} begins with {got or 'no letter'!r}; the acrostic needs "
                                               f"{want!r} there.", span, want, got))
     if len(lines) != len(target):

@@ -130,6 +130,9 @@ def capseg_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
                                    (position, position + len(block)), MAX_LINES, len(lines)))
         at = position
         for n, line in enumerate(lines, start=1):
+            if block.strip() and not line.strip():
+                found.append(Violation("block", f"Block {b}, line {n} is empty; put <eol> only between two lines "
+                                                "of text.", (at, at + len(line))))
             if len(line.strip()) > MAX_LINE:
                 found.append(Violation("length", f"Block {b}, line {n} has {len(line.strip())} characters; the "
                                                  f"limit is {MAX_LINE}.", (at, at + len(line)), MAX_LINE,

@@ -41,6 +41,8 @@ class TaskInstance:
         groups: breakdown keys for reports and filters, e.g. ``{"structure": "sent02", "source": "wiki"}``.
         max_tokens: a token budget in which a constrained output can finish.
         reference: a known good answer (COLLIE's corpus example), for quality metrics.
+        context: turns that precede the prompt for this instance only: a task description as a system message
+            and few-shot (user, assistant) pairs, when a suite mixes tasks with different descriptions.
     """
 
     id: str
@@ -49,12 +51,13 @@ class TaskInstance:
     groups: Mapping[str, str] = field(default_factory=dict)
     max_tokens: int = 256
     reference: str | None = None
+    context: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """The chat a task sends: an optional system message, few-shot (user, assistant) turns, and a user message with
-    ``{prompt}``; and how the next round carries the checker's feedback.
+    """The chat a task sends: an optional system message, the instance's own context turns, and a user message
+    with ``{prompt}``; and how the next round carries the checker's feedback.
 
     By default a feedback round continues the chat: the model's answer, then a user turn ``feedback`` (with
     ``{feedback}`` and ``{prompt}``). With ``refinement`` set, each round is one fresh user message instead, built
@@ -66,13 +69,10 @@ class PromptTemplate:
     system: str | None = None
     feedback: str = "{feedback} Please try again. The task was: {prompt}"
     refinement: str | None = None
-    shots: tuple[tuple[str, str], ...] = ()
 
     def messages(self, instance: TaskInstance) -> list[Message]:
         chat: list[Message] = [{"role": "system", "content": self.system}] if self.system else []
-        for question, answer in self.shots:
-            chat += [{"role": "user", "content": self.user.format(prompt=question)},
-                     {"role": "assistant", "content": answer}]
+        chat += [dict(message) for message in instance.context]  # type: ignore[misc]
         chat.append({"role": "user", "content": self.user.format(prompt=instance.prompt)})
         return chat
 
@@ -94,6 +94,11 @@ class Task:
 
     ``grammar(instance)`` compiles the instance's target for constrained decoding and raises
     ``corral.grammars.NotExpressible`` when it cannot (the runner then decodes freely and records why).
+    ``options`` are the task's settings that change what a record means (a checker mode, a prompt style); they
+    go into the run's identity. ``stop_on_repeat`` ends a feedback chain when the model repeats an earlier
+    answer (ReFF's refinement). ``marker``: an output's answer starts after its last occurrence when present
+    (``"Corrected Answer:"`` after the model's thoughts). ``stop``: strings that end generation (a completion-style
+    prompt's next "### Example"); a task that sets them lists them in ``options`` so they are in the run's identity.
     """
 
     name: str
@@ -108,6 +113,7 @@ class Task:
     options: Mapping[str, Any] = field(default_factory=dict)
     stop_on_repeat: bool = False
     marker: str | None = None
+    stop: tuple[str, ...] = ()
 
     def answer(self, output: str) -> str:
         """The part of the model's output that is checked: after the last ``marker`` (e.g. "Corrected Answer:")
@@ -117,15 +123,22 @@ class Task:
         return lookup(answer_extractors, self.extract, "answer extractor")(output)
 
 
-def get_task(name: str) -> Task:
-    """The registered task ``name`` or the task of an instances file (``corral build``'s output); an unknown name
-    is a one-line error listing the tasks that exist."""
-    from . import _collie  # noqa: F401  (built-in tasks register themselves)
+def get_task(name: str, **options: Any) -> Task:
+    """The registered task ``name`` or the task of an instances file (``corral build``'s output), made with
+    ``options`` (``get_task("formatbench", checker_mode="reference")``); an unknown name or option is a one-line
+    error listing what exists."""
+    import inspect
+
+    from . import _collie, _formatbench  # noqa: F401  (built-in tasks register themselves)
     from ._file import instances_file_task, is_instances_file
 
-    if is_instances_file(name):
-        return instances_file_task(name)
-    return lookup(tasks, name, "task")()
+    factory = instances_file_task if is_instances_file(name) else lookup(tasks, name, "task")
+    accepted = [p for p in inspect.signature(factory).parameters if p != "path"]
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        raise ValueError(f"task {name!r} has no option {', '.join(map(repr, unknown))}; "
+                         f"its options: {', '.join(accepted) or 'none'}")
+    return factory(name, **options) if is_instances_file(name) else factory(**options)
 
 
 def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit: int | None = None,

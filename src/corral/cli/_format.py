@@ -1,0 +1,73 @@
+"""``corral check --format TASK --instance FILE --output TEXT``: one output against a FormatBench checker."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._console import EXIT_FAIL, EXIT_PASS, out
+from ._console import fail as _fail
+
+MAX_INSTANCE_BYTES = 50_000_000
+
+
+def load_instance(path: Path, task: str, ident: str | None) -> dict[str, Any]:
+    """One instance from a JSON file (an object) or a JSONL file (the row with ``ident``, or its only row)."""
+    from corral.formats import InstanceError
+    from corral.formats._instances import read_instances_file
+
+    try:
+        if path.stat().st_size > MAX_INSTANCE_BYTES:
+            raise _fail(f"{path}: larger than {MAX_INSTANCE_BYTES:,} bytes")
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror}") from None
+    if path.suffix == ".json":
+        try:
+            row = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _fail(f"cannot read {path}: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise _fail(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise _fail(f"{path}: an instance must be a JSON object")
+        return row
+    try:
+        rows = [row for row in read_instances_file(path, task, strict=False)
+                if ident is None or str(row.get("id")) == ident]
+    except InstanceError as exc:
+        raise _fail(str(exc)) from None
+    if not rows:
+        raise _fail(f"{path}: no instance" + (f" with id {ident!r}" if ident else ""))
+    if len(rows) > 1:
+        raise _fail(f"{path} holds {len(rows)} instances; choose one with --id")
+    return rows[0]
+
+
+def check_format_command(task: str, instance_path: Path, output: str, ident: str | None, mode: str,
+                         as_json: bool) -> int:
+    from corral.formats import InstanceError, get_checker
+    from corral.registry import RegistryError
+
+    try:
+        checker = get_checker(task)
+    except RegistryError as exc:
+        raise _fail(str(exc)) from None
+    row = load_instance(instance_path, task, ident)
+    if output == "-":
+        output = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    try:
+        verdict = checker.check(row, output, mode)  # type: ignore[arg-type]
+    except (InstanceError, ValueError) as exc:
+        raise _fail(f"{instance_path}: {exc}") from None
+    if as_json:
+        print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    else:
+        status = "[green]PASS[/green]" if verdict.passed else "[red]FAIL[/red]"
+        out.print(f"{status}  score {verdict.score:.2f}  {task} ({mode})", highlight=False, soft_wrap=True)
+        for violation in verdict.violations:
+            where = f" at {violation.span[0]}-{violation.span[1]}" if violation.span else ""
+            out.print(f"  [red]✗[/red] {violation.rule}{where}: {violation.message}", highlight=False,
+                      soft_wrap=True)
+    return EXIT_PASS if verdict.passed else EXIT_FAIL
