@@ -66,11 +66,18 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
             groups[key][value].append(i)
 
     stop = config.stop_on_repeat
-    by_round = []
-    for r in range(rounds + 1):
-        rates = [rate for i in done if (rate := _solved_by(chains, i, n, r, stop)) is not None]
-        latest = [chain[max(q for q in chain if q <= r)] for i in done for s in range(n) if (chain := chains[i, s])]
-        by_round.append({"round": r, **mean_se(rates), "quality": aggregate_quality(latest)})
+
+    def rounds_of(members: Sequence[str]) -> list[dict[str, Any]]:
+        """Per round: cumulative success over ``members``, and the quality of each sample's latest answer."""
+        out = []
+        for r in range(rounds + 1):
+            rates = [rate for i in members if (rate := _solved_by(chains, i, n, r, stop)) is not None]
+            latest = [chain[max(q for q in chain if q <= r)] for i in members for s in range(n)
+                      if (chain := chains[i, s])]
+            out.append({"round": r, **mean_se(rates), "quality": aggregate_quality(latest)})
+        return out
+
+    by_round = rounds_of(done)
 
     complete = all(_chain_complete(chains.get((i, s), {}), rounds, stop)
                    for i in config.instances for s in range(n))
@@ -115,6 +122,12 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
         "by_group_quality": {key: {value: aggregate_quality([chains[i, s][0] for i in members for s in range(n)])
                                    for value, members in sorted(groups[key].items())}
                              for key in sorted(groups)},
+        "by_group_zero_quality": {key: {value: _passed_with_zero_quality([chains[i, s][0] for i in members
+                                                                          for s in range(n)])
+                                        for value, members in sorted(groups[key].items())}
+                                  for key in sorted(groups)},
+        "by_group_round": {key: {value: rounds_of(members) for value, members in sorted(groups[key].items())}
+                           for key in sorted(groups)} if rounds else {},
     }
 
 

@@ -19,6 +19,8 @@ REPORT_FILE = "report.md"
 GROUP_CHART = "success_by_structure.png"
 PASS_AT_K_CHART = "pass_at_k.png"
 ROUND_CHART = "success_by_round.png"
+GROUP_ROUND_CHART = "success_by_round_by_{key}.png"
+QUALITY_ROUND_CHART = "quality_by_round_by_{key}.png"
 
 
 def write_report(runs: Sequence[Path], out: Path) -> Path:
@@ -123,9 +125,59 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
     lines += _table(["round", *labels], [[r, *(_percent(s["by_round"][r]) if r < len(s["by_round"]) else "—"
                                                for s in summaries)] for r in range(rounds + 1)])
     lines += [f"![{charts[ROUND_CHART]}]({ROUND_CHART})", ""]
+    lines += _quality_sections(summaries, labels, charts)
 
     lines += ["---", "", "Made by `corral report` from " + ", ".join(f"`{run}`" for run in runs) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _fmt(value: float | None, metric: str) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}" if metric.endswith("bleu") else f"{100 * value:.1f}"
+
+
+def _quality_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str], charts: dict[str, str]) -> list[str]:
+    """Format faithfulness and quality side by side per group (ReFF's Tables 4 and 9), when runs have quality
+    metrics: a checker can be gamed, so how often a passing output has zero quality is shown too."""
+    lines: list[str] = []
+    for label, s in zip(labels, summaries, strict=True):
+        if not s.get("quality") and not any(s.get("by_group_quality", {}).values()):
+            continue
+        key = _group_key([s])
+        if key is None:
+            continue
+        last = s["rounds"]
+        lines += [f"## Format faithfulness and quality by {key}: {label}", "",
+                  "FFR is the share of instances whose output passes the checker (round 0: the first answer; "
+                  f"round {last}: after up to {last} refinement rounds). Quality is the task's own metric on the "
+                  "same answers, scaled by 100 (BLEU as is); `passes, quality 0` counts passing first answers "
+                  "whose quality is zero.", ""] if last else [
+                  f"## Format faithfulness and quality by {key}: {label}", "",
+                  "FFR is the share of instances whose first output passes the checker; quality is the task's "
+                  "own metric on the same answers, scaled by 100 (BLEU as is).", ""]
+        header = [key, "n", "FFR", "quality"]
+        if last:
+            header += [f"FFR r{last}", f"quality r{last}"]
+        header.append("passes, quality 0")
+        rows = []
+        for value, stat in sorted(s["by_group"].get(key, {}).items()):
+            quality = s.get("by_group_quality", {}).get(key, {}).get(value, {})
+            metrics = sorted(quality)
+            shown = ", ".join(f"{m} {_fmt(quality[m], m)}" for m in metrics) or "—"
+            row = [value, stat["n"], f"{100 * stat['value']:.1f}", shown]
+            if last:
+                final = s["by_group_round"][key][value][-1]
+                row += [f"{100 * final['value']:.1f}" if final["n"] else "—",
+                        ", ".join(f"{m} {_fmt(final['quality'].get(m), m)}" for m in metrics) or "—"]
+            zero = s.get("by_group_zero_quality", {}).get(key, {}).get(value, {"passed": 0, "zero_quality": 0})
+            row.append(f"{zero['zero_quality']} of {zero['passed']}" if zero["passed"] else "—")
+            rows.append(row)
+        lines += _table(header, rows)
+        for name in (GROUP_ROUND_CHART.format(key=key), QUALITY_ROUND_CHART.format(key=key)):
+            if name in charts:
+                lines += [f"![{charts[name]}]({name})", ""]
+    return lines
 
 
 # --- charts -------------------------------------------------------------------------------------------------------
@@ -172,7 +224,29 @@ def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Pat
     titles[ROUND_CHART] = "Success after feedback rounds"
     _line_chart(out / ROUND_CHART, labels, curves, "feedback round", "cumulative success (%)", titles[ROUND_CHART],
                 save)
+    rounds = [s_ for s_ in summaries if s_.get("by_group_round")]
+    if rounds and key is not None and key in rounds[0]["by_group_round"]:
+        per_value = rounds[0]["by_group_round"][key]  # the first run with rounds: one line per group value
+        values = sorted(per_value)
+        name = GROUP_ROUND_CHART.format(key=key)
+        titles[name] = f"Cumulative success by refinement round, per {key}"
+        _line_chart(out / name, values, [[(row["round"], 100 * row["value"]) for row in per_value[v] if row["n"]]
+                                         for v in values], "round", "cumulative success (%)", titles[name], save)
+        metrics = {v: sorted(per_value[v][0]["quality"]) for v in values}
+        scored = [v for v in values if metrics[v]]
+        if scored:
+            name = QUALITY_ROUND_CHART.format(key=key)
+            titles[name] = f"Quality of the latest answer by round, per {key}"
+            curves = [[(row["round"], _scaled(row["quality"], metrics[v][0])) for row in per_value[v] if row["n"]]
+                      for v in scored]
+            _line_chart(out / name, [f"{v} ({metrics[v][0]})" for v in scored], curves, "round",
+                        "quality (x100; BLEU as is)", titles[name], save)
     return titles
+
+
+def _scaled(quality: dict[str, float], metric: str) -> float:
+    value = quality.get(metric, float("nan"))
+    return value if metric.endswith("bleu") else 100 * value
 
 
 def _line_chart(path: Path, labels: Sequence[str], curves: Sequence[Sequence[tuple[int, float]]], xlabel: str,

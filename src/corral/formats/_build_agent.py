@@ -24,8 +24,9 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,10 +81,15 @@ def game_spec(split: str, index: int, seed: int) -> GameSpec:
                     rng.random() < 0.6)
 
 
+# TextWorld 1.7.0 cannot make the games of seeds 2009 and 2020 (``tw_cooking.make`` raises ValueError: a food
+# with no preparation left), so they are left out.
+TEST_SEEDS = tuple(range(1000, 1012))
+TRAIN_SEEDS = tuple(seed for seed in range(2000, 2030) if seed not in (2009, 2020))
+FEWSHOT_SEED = 3000
 GAMES: tuple[GameSpec, ...] = (
-    *(game_spec("test", i, 1000 + i) for i in range(10)),
-    *(game_spec("train", i, 2000 + i) for i in range(20)),
-    game_spec("fewshot", 0, 3000),
+    *(game_spec("test", i, seed) for i, seed in enumerate(TEST_SEEDS)),
+    *(game_spec("train", i, seed) for i, seed in enumerate(TRAIN_SEEDS)),
+    game_spec("fewshot", 0, FEWSHOT_SEED),
 )
 
 
@@ -243,12 +249,17 @@ def game_rows(spec: GameSpec, work_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def build_agent(work_dir: Path, games: Sequence[GameSpec] = GAMES) -> list[dict[str, Any]]:
-    """Every instance of ``games``, their game files made under ``work_dir`` (not kept)."""
+def build_agent(work_dir: Path, games: Sequence[GameSpec] = GAMES,
+                log: Callable[[str], object] | None = None) -> list[dict[str, Any]]:
+    """Every instance of ``games``, their game files made under ``work_dir`` (not kept); ``log`` is told each
+    game's name and number of instances."""
     _textworld()
     rows = []
     for spec in games:
-        rows += game_rows(spec, Path(work_dir))
+        made = game_rows(spec, Path(work_dir))
+        if log is not None:
+            log(f"{spec.name}: {len(made)} {spec.split} instances")
+        rows += made
     return rows
 
 
@@ -259,7 +270,7 @@ def main(out: Path | None = None) -> Path:
     folder = Path(out) if out is not None else Path(__file__).parent / "data"
     with tempfile.TemporaryDirectory(prefix="corral-agent-") as work:
         try:
-            rows = build_agent(Path(work))
+            rows = build_agent(Path(work), log=lambda line: print(line, file=sys.stderr))
         except ModuleNotFoundError as exc:
             raise SystemExit(str(exc)) from None
     return write_instances("agent", rows, folder)

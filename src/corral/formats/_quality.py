@@ -168,12 +168,14 @@ def mtt_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
 
 
 def acrow_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
-    target = [ch for ch in str(instance["target"]).casefold() if not ch.isspace()]
+    from ._simple import _fold
+
+    target = [_fold(ch) for ch in _LETTER.findall(str(instance["target"]))]
     initials = []
     for line in answer.splitlines():
         letter = _LETTER.search(line)
         if letter:
-            initials.append(letter.group(0).casefold())
+            initials.append(_fold(letter.group(0)))
     hits = sum(a == b for a, b in zip(target, initials, strict=False))
     return {"acrow_letters": hits / len(target) if target else 0.0}
 

@@ -30,7 +30,7 @@ from ._task import PromptTemplate, Task, TaskInstance
 
 TASKS = ("mcq", "eqa", "ner", "parse", "capseg", "mtt", "acrow", "ftime", "agent", "xdl")
 MAX_TOKENS = {"mcq": 12, "eqa": 48, "ner": 256, "parse": 512, "capseg": 160, "mtt": 128, "acrow": 160,
-              "ftime": 48, "agent": 24, "xdl": 1024}
+              "ftime": 48, "agent": 24, "xdl": 768}
 """Token budgets: room for a gold answer of the longest shipped instance with a margin."""
 VERSION = "1"
 ALPACA_STOP = ("### ", "\nThe answer contains following format error")
