@@ -5,6 +5,7 @@ scores; every shipped row is sound; and rebuilding one game with TextWorld gives
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import time
 from pathlib import Path
 
@@ -51,6 +52,8 @@ def test_admissible_commands_pass(output):
     ("take the knife", "try: take knife from counter"),
     ("go north\nlook", "The answer has 2 lines; write one command on one line, without 'look'."),
     ("go north\n\nI went north because the kitchen is there.", "The answer has 2 lines"),
+    ("go north\rlook", "The answer has 2 lines"),
+    ("go north\u2028look\nexamine cookbook", "The answer has 3 lines"),
     ("I would go north", "The answer wraps the command 'go north' in other words ('I would go north'); write "
                          "the command alone."),
     ("> go north", "wraps the command 'go north'"),
@@ -180,7 +183,7 @@ def test_shipped_games_reach_the_maximum_score(shipped):
     for rows in by_game.values():
         rows.sort(key=lambda row: row["step"])
         assert [row["step"] for row in rows] == list(range(len(rows)))
-        assert all(a["next_scores"][a["gold"]] == b["score"] for a, b in zip(rows, rows[1:], strict=False))
+        assert all(a["next_scores"][a["gold"]] == b["score"] for a, b in itertools.pairwise(rows))
         assert rows[-1]["next_scores"][rows[-1]["gold"]] == rows[-1]["max_score"]
 
 

@@ -34,6 +34,7 @@ MAX_SUGGESTIONS = 5
 _SHOWN = 60  # characters of a seen answer quoted in a message
 _COMPARED = 200  # characters of an answer compared with the admissible commands for suggestions
 _SPACE = re.compile(r"\s+")
+_LINE = re.compile(r"[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
 
 
 def normalise(command: str) -> str:
@@ -50,14 +51,14 @@ def _admissible(instance: Mapping[str, Any]) -> list[str]:
 
 
 def _lines(output: str) -> list[tuple[int, int]]:
-    """The (start, end) offsets of the non-empty lines of ``output``, stripped."""
-    found, at = [], 0
-    for line in output.split("\n"):
-        stripped = line.strip()
+    """The (start, end) offsets of the non-empty lines of ``output``, stripped (lines end where
+    ``str.splitlines`` ends them)."""
+    found = []
+    for match in _LINE.finditer(output):
+        stripped = match.group().strip()
         if stripped:
-            start = at + line.find(stripped)
+            start = match.start() + match.group().find(stripped)
             found.append((start, start + len(stripped)))
-        at += len(line) + 1
     return found
 
 
