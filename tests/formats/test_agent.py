@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import sys
 import time
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def test_never_raises_and_verdicts_are_consistent(output):
         verdict = check_format("agent", INSTANCE, output, mode)
         assert verdict.passed == (verdict.score == 1.0)
         assert "internal" not in {v.rule for v in verdict.violations}
-    assert 0.0 <= agent.agent_quality(INSTANCE, output)["score"] <= 1.0
+    assert 0.0 <= agent.agent_quality(INSTANCE, output)["agent_score"] <= 1.0
 
 
 @pytest.mark.parametrize("output", ["go north " * 200_000, "x" * 1_000_000, "\n" * 100_000 + "look",
@@ -133,11 +134,11 @@ def test_huge_outputs_are_checked_quickly(output):
 
 # ------------------------------------------------------------------------------------------------ quality
 def test_quality_is_the_game_score_after_the_action_over_the_maximum():
-    assert agent.agent_quality(INSTANCE, "take red onion from fridge") == {"score": 3 / 8}
-    assert agent.agent_quality(INSTANCE, " Cook  Carrot with STOVE\n") == {"score": 3 / 8}
-    assert agent.agent_quality(INSTANCE, "look") == {"score": 2 / 8}
-    assert agent.agent_quality(INSTANCE, "fly to the moon") == {"score": 2 / 8}  # stays put
-    assert agent.agent_quality({**INSTANCE, "max_score": 0}, "look") == {"score": 0.0}
+    assert agent.agent_quality(INSTANCE, "take red onion from fridge") == {"agent_score": 3 / 8}
+    assert agent.agent_quality(INSTANCE, " Cook  Carrot with STOVE\n") == {"agent_score": 3 / 8}
+    assert agent.agent_quality(INSTANCE, "look") == {"agent_score": 2 / 8}
+    assert agent.agent_quality(INSTANCE, "fly to the moon") == {"agent_score": 2 / 8}  # stays put
+    assert agent.agent_quality({**INSTANCE, "max_score": 0}, "look") == {"agent_score": 0.0}
 
 
 # ------------------------------------------------------------------------------------------------ shipped
@@ -166,8 +167,8 @@ def test_every_shipped_row_is_sound(shipped):
         assert set(row["next_scores"]) == set(row["admissible"])
         assert 0 <= row["score"] <= row["max_score"] and row["max_score"] > 0
         stay = row["score"] / row["max_score"]
-        assert agent.agent_quality(row, row["gold"])["score"] >= stay
-        assert agent.agent_quality(row, "xyzzy")["score"] == stay
+        assert agent.agent_quality(row, row["gold"])["agent_score"] >= stay
+        assert agent.agent_quality(row, "xyzzy")["agent_score"] == stay
         assert row["input"].endswith("What do you do next? Answer with one command.")
         assert "Admissible commands:" not in row["input"]
         assert all(f"- {command}\n" in row["input_with_choices"] for command in row["admissible"])
@@ -197,3 +198,13 @@ def test_rebuilding_one_game_gives_the_shipped_rows(tmp_path, shipped):
     spec = min((s for s in GAMES if s.split == "train"), key=lambda s: (s.recipe, s.go, s.seed))
     rows = game_rows(spec, tmp_path)
     assert rows and rows == sorted((row for row in shipped if row["game"] == spec.name), key=lambda r: r["id"])
+
+
+def test_the_builder_says_in_one_line_when_textworld_is_missing(monkeypatch, tmp_path):
+    from corral.formats._build_agent import main
+
+    monkeypatch.setitem(sys.modules, "textworld", None)  # import textworld now raises ImportError
+    with pytest.raises(SystemExit, match=r"^building the Agent instances needs TextWorld: pip install "
+                                         r"textworld==1\.7\.0$"):
+        main(tmp_path)
+    assert not (tmp_path / "agent.jsonl.gz").exists()

@@ -134,12 +134,12 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
 def agent_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
     """The game's score after ``answer`` from the instance's state, over the maximum score.
 
-    ``{"score": next_scores[answer] / max_score}``, with ``answer`` normalised as the checker does; an answer
+    ``{"agent_score": next_scores[answer] / max_score}``, with ``answer`` normalised as the checker does; an answer
     that is not an admissible command leaves the score at the instance's ``score``.
     """
     max_score = float(instance["max_score"])
     after = dict(instance["next_scores"]).get(normalise(answer), instance["score"])
-    return {"score": float(after) / max_score if max_score else 0.0}
+    return {"agent_score": float(after) / max_score if max_score else 0.0}
 
 
 CHECKER = register(FormatChecker(

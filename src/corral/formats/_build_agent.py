@@ -93,13 +93,17 @@ GAMES: tuple[GameSpec, ...] = (
 )
 
 
+class TextWorldMissing(ModuleNotFoundError):
+    """TextWorld is not installed; the message says how to install it."""
+
+
 def _textworld() -> Any:
     try:
         import textworld
         import textworld.challenges
     except ImportError:
-        raise ModuleNotFoundError(f"building the Agent instances needs TextWorld: pip install "
-                                  f"textworld=={TEXTWORLD_VERSION}") from None
+        raise TextWorldMissing(f"building the Agent instances needs TextWorld: pip install "
+                               f"textworld=={TEXTWORLD_VERSION}") from None
     return textworld
 
 
@@ -271,7 +275,7 @@ def main(out: Path | None = None) -> Path:
     with tempfile.TemporaryDirectory(prefix="corral-agent-") as work:
         try:
             rows = build_agent(Path(work), log=lambda line: print(line, file=sys.stderr))
-        except ModuleNotFoundError as exc:
+        except TextWorldMissing as exc:
             raise SystemExit(str(exc)) from None
     return write_instances("agent", rows, folder)
 

@@ -37,7 +37,10 @@ class LlamaCppModel:
             raise ModelError(f"the llamacpp backend needs llama-cpp-python: {exc}") from None
         self.path: Path = resolve_gguf(model)
         self.name = model if not model.endswith(".gguf") else self.path.stem
-        threads = n_threads or max(1, os.cpu_count() or 1)
+        # the CPUs this process may use (taskset, cgroup cpusets): more threads than cores makes llama.cpp's
+        # per-token barrier wait on descheduled threads, an order of magnitude slower
+        threads = n_threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                   else os.cpu_count() or 1)
         try:
             self._llama = Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
                                 verbose=False)
