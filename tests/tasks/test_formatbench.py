@@ -112,3 +112,25 @@ def test_a_real_refinement_run_records_rounds_quality_and_its_stops(tmp_path):
             assert r.repeated == (r.answer in earlier)
     assert summary["complete"] and len(summary["by_round"]) == 3
     assert set(summary["by_group_round"]["task"]) == {"ftime", "mcq"}
+
+
+def test_judge_ratings_are_read_from_the_reply():
+    from corral.formats._judge import parse_rating
+
+    assert parse_rating("8") == 8 and parse_rating("Rating: 7/10.") == 7 and parse_rating("10") == 10
+    assert parse_rating("I cannot rate this.") is None and parse_rating("0") is None
+
+
+@pytest.mark.model
+def test_the_acrow_judge_rates_poems_with_a_real_model(tmp_path):
+    task = get_task("formatbench", judge="smollm2")
+    assert task.options["judge"] == "smollm2"
+    chosen = select(task, {"task": ["acrow"]}, limit=2)
+    for instance in chosen:
+        quality = task.quality(instance, instance.target["gold"])
+        assert quality["acrow_letters"] == 1.0
+        assert quality.get("acrow_judge_unrated") in (0.0, 1.0)
+        if quality["acrow_judge_unrated"] == 0.0:
+            assert 0.1 <= quality["acrow_judge"] <= 1.0
+    assert task.quality(chosen[0], "")["acrow_judge"] == 0.0  # nothing to rate, no model call
+    assert "acrow_judge" not in get_task("formatbench").quality(chosen[0], chosen[0].target["gold"])

@@ -33,6 +33,8 @@ def eval_command(
     thoughts: Annotated[bool | None, typer.Option(
         "--thoughts/--no-thoughts", help="formatbench: refinement with thoughts (refine*).")] = None,
     shots: Annotated[int | None, typer.Option(help="formatbench: few-shot examples (0-4, default 3).")] = None,
+    judge: Annotated[str | None, typer.Option(help="formatbench: a model that rates AcroW poems (off).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="formatbench: the judge's server (openai:NAME).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most N instances (after the filters).")] = None,
     samples: Annotated[int, typer.Option(help="Samples per instance (pass@k for k <= samples).")] = 1,
     rounds: Annotated[int, typer.Option(help="Feedback rounds after the first attempt.")] = 0,
@@ -62,7 +64,8 @@ def eval_command(
         raise _fail("give --per-structure or --per-task, not both")
     per_group = ("structure", per_structure) if per_structure else ("task", per_task) if per_task else None
     options = {key: value for key, value in (("checker_mode", checker_mode), ("template", template),
-                                             ("thoughts", thoughts), ("shots", shots)) if value is not None}
+                                             ("thoughts", thoughts), ("shots", shots), ("judge", judge),
+                                             ("judge_base_url", judge_base_url)) if value is not None}
     try:
         the_task = get_task(task, **options)
         if extract is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from corral.formats._core import MODES, get_checker
 from corral.formats._instances import load_instances, shipped_tasks
+from corral.formats._judge import AcrowJudge
 from corral.formats._prompts import (
     CHAT_FEEDBACK,
     CHAT_FEEDBACK_THOUGHTS,
@@ -63,9 +64,10 @@ def _grammar(instance: TaskInstance) -> Any:
 
 @tasks.register("formatbench")
 def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts: bool = False,
-                shots: int = 3) -> Task:
+                shots: int = 3, judge: str | None = None, judge_base_url: str | None = None) -> Task:
     """FormatBench's ten tasks. ``checker_mode``: strict or reference; ``template``: alpaca (Figure 6) or chat;
-    ``thoughts``: refinement with "Thoughts:" (the paper's refine*); ``shots``: few-shot examples per prompt."""
+    ``thoughts``: refinement with "Thoughts:" (the paper's refine*); ``shots``: few-shot examples per prompt;
+    ``judge``: a model spec that rates AcroW poems (off by default; ``judge_base_url`` for a served one)."""
     if checker_mode not in MODES:
         raise ValueError(f"unknown checker mode {checker_mode!r}; valid: {', '.join(MODES)}")
     if template not in TEMPLATES:
@@ -77,9 +79,14 @@ def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts
         row: Mapping[str, Any] = instance.target
         return get_checker(row["task"]).check(row, answer, checker_mode)  # type: ignore[arg-type]
 
+    rater = AcrowJudge(judge, judge_base_url) if judge else None
+
     def quality(instance: TaskInstance, answer: str) -> dict[str, float]:
         metric = QUALITY.get(instance.target["task"])
-        return metric(instance.target, answer) if metric is not None else {}
+        values = metric(instance.target, answer) if metric is not None else {}
+        if rater is not None and instance.target["task"] == "acrow":
+            values |= rater.rate(instance.target, answer)
+        return values
 
     if template == "alpaca":
         prompts, stop = PromptTemplate(refinement=alpaca_refinement(thoughts)), ALPACA_STOP
@@ -97,7 +104,8 @@ def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts
         quality=quality,
         description="FormatBench (ReFF, Yao et al. 2024): ten format tasks on open data, checkers with violations",
         options={"checker_mode": checker_mode, "template": template, "thoughts": thoughts, "shots": shots,
-                 "bleu": bleu_signature(), "stop": list(stop)},
+                 "bleu": bleu_signature(), "stop": list(stop),
+                 **({"judge": judge, "judge_base_url": judge_base_url} if judge else {})},
         stop_on_repeat=True,
         marker="Corrected Answer:" if thoughts else None,
         stop=stop,
