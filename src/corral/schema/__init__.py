@@ -1,4 +1,67 @@
 """JSON Schema tasks (ConCodeEval and beyond): generate schemas, show them as JSON, YAML, XML, pydantic or English,
 parse a model's sample from JSON, YAML or XML, validate it with every error's path and keyword, and mutate valid
 samples into minimally invalid ones.
+
+    suite = generate_suite(602, seed=0)                     # satisfiable schemas, each with a valid sample
+    text = render_schema(suite[0].schema, "yaml")           # json, yaml, xml, python (pydantic v2), english
+    sample = parse_sample(model_output, "xml")              # from a fenced block or the whole output, safely
+    for violation in validate(suite[0].schema, sample):     # path, keyword, expected, seen, message
+        print(violation.describe())
+    broken = mutate(schema, sample, random.Random(0))       # invalid in exactly one named keyword
+
+docs/schema.md describes the forms, the conventions of the XML and YAML samples, and what is validated how.
 """
+
+from ._conformance import ConformanceReport, run_test_suite
+from ._english import describe
+from ._errors import SchemaInputError
+from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
+from ._generate import CONCODE, GeneratedSchema, GeneratorConfig, generate_schema, generate_suite, suite_census
+from ._mutate import MUTABLE_KEYWORDS, Mutation, mutate
+from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample
+from ._pydantic import PYDANTIC_UNSUPPORTED, pydantic_equivalent, to_pydantic, unsupported_keywords
+from ._sample import NoSampleError, valid_sample
+from ._validate import RefProblem, SchemaViolation, check_schema, is_valid, unresolvable_refs, validate
+from ._walk import keyword_census, subschemas
+
+__all__ = [
+    "CONCODE",
+    "DATA_FORMS",
+    "FORMS",
+    "MUTABLE_KEYWORDS",
+    "PYDANTIC_UNSUPPORTED",
+    "SAMPLE_FORMATS",
+    "ConformanceReport",
+    "DataForm",
+    "GeneratedSchema",
+    "GeneratorConfig",
+    "Mutation",
+    "NoSampleError",
+    "RefProblem",
+    "SampleError",
+    "SampleFormat",
+    "SchemaForm",
+    "SchemaInputError",
+    "SchemaViolation",
+    "check_schema",
+    "describe",
+    "extract_block",
+    "generate_schema",
+    "generate_suite",
+    "is_valid",
+    "keyword_census",
+    "mutate",
+    "parse_sample",
+    "parse_schema",
+    "pydantic_equivalent",
+    "render_sample",
+    "render_schema",
+    "run_test_suite",
+    "subschemas",
+    "suite_census",
+    "to_pydantic",
+    "unresolvable_refs",
+    "unsupported_keywords",
+    "valid_sample",
+    "validate",
+]
