@@ -32,9 +32,17 @@ def eval_command(
     template: Annotated[str | None, typer.Option(help="formatbench: alpaca (default, the paper's) or chat.")] = None,
     thoughts: Annotated[bool | None, typer.Option(
         "--thoughts/--no-thoughts", help="formatbench: refinement with thoughts (refine*).")] = None,
-    shots: Annotated[int | None, typer.Option(help="formatbench: few-shot examples (0-4, default 3).")] = None,
+    shots: Annotated[int | None, typer.Option(
+        help="formatbench: few-shot examples (0-4, default 3); concode-gen 0-3, concode-val 0-2 (default 0).")] = None,
     judge: Annotated[str | None, typer.Option(help="formatbench: a model that rates AcroW poems (off).")] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="formatbench: the judge's server (openai:NAME).")] = None,
+    schema_form: Annotated[str | None, typer.Option(
+        help="concode-*: how the schema is shown: json, yaml, xml, python, english.")] = None,
+    output_form: Annotated[str | None, typer.Option(help="concode-*: the sample's form: json, yaml, xml.")] = None,
+    schemas: Annotated[str | None, typer.Option(
+        help="concode-*: concode (generated), jsonschemabench (gen) or schemastore (val).")] = None,
+    n_schemas: Annotated[int | None, typer.Option(help="concode-*: how many schemas (default 602).")] = None,
+    suite_seed: Annotated[int | None, typer.Option(help="concode-*: the generated suite's seed (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most N instances (after the filters).")] = None,
     samples: Annotated[int, typer.Option(help="Samples per instance (pass@k for k <= samples).")] = 1,
     rounds: Annotated[int, typer.Option(help="Feedback rounds after the first attempt.")] = 0,
@@ -65,7 +73,9 @@ def eval_command(
     per_group = ("structure", per_structure) if per_structure else ("task", per_task) if per_task else None
     options = {key: value for key, value in (("checker_mode", checker_mode), ("template", template),
                                              ("thoughts", thoughts), ("shots", shots), ("judge", judge),
-                                             ("judge_base_url", judge_base_url)) if value is not None}
+                                             ("judge_base_url", judge_base_url), ("schema_form", schema_form),
+                                             ("output_form", output_form), ("schemas", schemas), ("n", n_schemas),
+                                             ("seed", suite_seed)) if value is not None}
     try:
         the_task = get_task(task, **options)
         if extract is not None:

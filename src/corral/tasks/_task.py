@@ -129,7 +129,7 @@ def get_task(name: str, **options: Any) -> Task:
     error listing what exists."""
     import inspect
 
-    from . import _collie, _formatbench  # noqa: F401  (built-in tasks register themselves)
+    from . import _collie, _concode, _formatbench  # noqa: F401  (built-in tasks register themselves)
     from ._file import instances_file_task, is_instances_file
 
     factory = instances_file_task if is_instances_file(name) else lookup(tasks, name, "task")
