@@ -19,6 +19,7 @@ from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, err, out
 from ._console import fail as _fail
 from ._eval import register as register_eval
 from ._report import register as register_report
+from ._schema import app as schema_app
 
 app = typer.Typer(
     name="corral",
@@ -28,6 +29,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(collie_app, name="collie")
+app.add_typer(schema_app, name="schema")
 register_eval(app)
 register_report(app)
 register_build(app)

@@ -1,0 +1,231 @@
+"""``corral schema``: generate a schema suite, render a schema in any of the five forms, validate and mutate samples.
+
+Every command reads untrusted files, so every way a file can be wrong (missing, not JSON, not a JSON Schema, an
+unresolvable ``$ref``, a sample in another format) ends in one ``error:`` line naming the file and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from corral.schema import (
+    CONCODE,
+    DATA_FORMS,
+    FORMS,
+    MUTABLE_KEYWORDS,
+    SAMPLE_FORMATS,
+    SampleError,
+    SchemaInputError,
+    check_schema,
+    generate_suite,
+    mutate,
+    parse_sample,
+    parse_schema,
+    render_schema,
+    suite_census,
+    validate,
+)
+
+from ._console import EXIT_FAIL, EXIT_PASS, fail, out
+
+app = typer.Typer(help="JSON Schema tasks: generate, render, validate and mutate.", no_args_is_help=True)
+
+_SUFFIX_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".xml": "xml"}
+
+
+# ------------------------------------------------------------------------------------------------ reading input
+
+
+def _read_text(source: str) -> str:
+    """The text of a file, or of standard input for ``-``; a missing or unreadable file is a one-line error."""
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise fail(f"{source}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise fail(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise fail(f"{source}: cannot read: {exc.strerror}") from None
+
+
+def _suffix_format(source: str) -> str | None:
+    """The data format a path's suffix names (None for stdin or an unknown suffix)."""
+    return None if source == "-" else _SUFFIX_FORMATS.get(Path(source).suffix.lower())
+
+
+def _load_schema(source: str) -> dict[str, Any]:
+    """A checked JSON Schema from a JSON, YAML or typed-XML file (by suffix; stdin is JSON).
+
+    The schema is checked here, before any use, so a bad keyword value or a dangling ``$ref`` is reported once
+    with its path instead of surfacing later as a validator's stack trace."""
+    text = _read_text(source)
+    form = _suffix_format(source) or "json"
+    try:
+        schema: Any = parse_schema(text, form)  # type: ignore[arg-type]
+    except SampleError as exc:  # the loaders speak of samples; here the text is a schema
+        raise fail(f"{source}: {str(exc).replace('sample', 'schema', 1)}") from None
+    except ValueError as exc:
+        raise fail(f"{source}: {exc}") from None
+    try:
+        check_schema(schema)
+    except SchemaInputError as exc:
+        raise fail(f"{source}: {exc}") from None
+    return schema
+
+
+def _load_sample(source: str, format: str | None) -> Any:
+    """The sample in ``source`` read as ``format`` (default: by suffix, else JSON)."""
+    chosen = format or _suffix_format(source) or "json"
+    if chosen not in SAMPLE_FORMATS:
+        raise fail(f"unknown sample format {chosen!r}; valid: {', '.join(SAMPLE_FORMATS)}")
+    try:
+        return parse_sample(_read_text(source), chosen)  # type: ignore[arg-type]
+    except SampleError as exc:
+        raise fail(f"{source}: {exc}") from None
+
+
+def _validate(schema: dict[str, Any], sample: Any, source: str) -> list[Any]:
+    """Violations, with a schema problem found only while validating (a pattern that times out) as a one-liner."""
+    try:
+        return validate(schema, sample)
+    except SchemaInputError as exc:
+        raise fail(f"{source}: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------------------ commands
+
+
+@app.command("gen")
+def gen_command(
+    output: Annotated[Path, typer.Option("--out", help="Folder for schemas.jsonl and census.json.")],
+    n: Annotated[int, typer.Option(help="How many schemas.")] = 602,
+    seed: Annotated[int, typer.Option(help="Suite seed; schema i has its own seed derived from it.")] = 0,
+    max_depth: Annotated[int | None, typer.Option(help="Deepest nesting (subschema hops from the root).")] = None,
+    keywords: Annotated[str | None, typer.Option(help="Comma-separated keywords the generator may use.")] = None,
+) -> None:
+    """Generate a satisfiable schema suite, each schema with a valid sample, and print its census."""
+    if n < 1:
+        raise fail(f"--n must be at least 1, not {n}")
+    config = _config(max_depth, keywords)
+    suite = generate_suite(n, seed, config)
+    census = suite_census(suite)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        with (output / "schemas.jsonl").open("w", encoding="utf-8") as f:
+            for item in suite:
+                f.write(json.dumps(asdict(item), ensure_ascii=False) + "\n")
+        (output / "census.json").write_text(json.dumps(census, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"{output}: cannot write: {exc.strerror}") from None
+    _print_summary(suite, census, output)
+
+
+def _config(max_depth: int | None, keywords: str | None) -> Any:
+    """CONCODE with the given knobs replaced; a bad knob (unknown keyword, negative depth) is a one-line error."""
+    changes: dict[str, Any] = {}
+    if max_depth is not None:
+        changes["max_depth"] = max_depth
+    if keywords is not None:
+        changes["keywords"] = frozenset(k.strip() for k in keywords.split(",") if k.strip())
+    try:
+        return replace(CONCODE, **changes)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
+def _print_summary(suite: list[Any], census: dict[str, int], output: Path) -> None:
+    roots: dict[str, int] = {}
+    for item in suite:
+        kind = item.schema.get("type", "untyped") if isinstance(item.schema, dict) else "boolean schema"
+        roots[str(kind)] = roots.get(str(kind), 0) + 1
+    out.print(f"{len(suite)} schemas written to {output / 'schemas.jsonl'}", highlight=False)
+    table = Table(title="root types")
+    table.add_column("type")
+    table.add_column("schemas", justify="right")
+    for kind, count in sorted(roots.items(), key=lambda pair: (-pair[1], pair[0])):
+        table.add_row(kind, str(count))
+    out.print(table)
+    table = Table(title="keyword census")
+    table.add_column("keyword")
+    table.add_column("occurrences", justify="right")
+    for keyword, count in census.items():
+        table.add_row(keyword, str(count))
+    out.print(table)
+
+
+@app.command("render")
+def render_command(
+    schema: Annotated[str, typer.Argument(help="Schema file (.json, .yaml/.yml, .xml) or '-' for JSON on stdin.")],
+    form: Annotated[str, typer.Option("--as", help=f"One of {', '.join(FORMS)}.")] = "json",
+) -> None:
+    """Print SCHEMA in one of the five forms (json, yaml, xml, python, english)."""
+    if form not in FORMS:
+        raise fail(f"unknown form {form!r}; valid: {', '.join(FORMS)}")
+    loaded = _load_schema(schema)
+    try:
+        text = render_schema(loaded, form)  # type: ignore[arg-type]
+    except (SchemaInputError, ValueError) as exc:
+        raise fail(f"{schema}: {exc}") from None
+    print(text.rstrip("\n"))
+
+
+@app.command("validate")
+def validate_command(
+    schema: Annotated[str, typer.Argument(help="Schema file (.json, .yaml/.yml, .xml) or '-'.")],
+    sample: Annotated[str, typer.Argument(help="Sample file or '-' for stdin.")],
+    format: Annotated[str | None, typer.Option(help=f"Sample format: {', '.join(DATA_FORMS)} (default: suffix).")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the violations as a JSON list.")] = False,
+) -> None:
+    """Validate SAMPLE against SCHEMA: exit 0 if valid, 1 if not, 2 on bad input."""
+    if schema == "-" and sample == "-":
+        raise fail("only one of SCHEMA and SAMPLE can be '-'")
+    loaded = _load_schema(schema)
+    data = _load_sample(sample, format)
+    violations = _validate(loaded, data, schema)
+    if as_json:
+        print(json.dumps([v.to_json() for v in violations], ensure_ascii=False, indent=2))
+    elif violations:
+        for violation in violations:
+            out.print(violation.describe(), highlight=False, markup=False, soft_wrap=True)
+    else:
+        out.print("[green]valid[/green]", highlight=False)
+    raise typer.Exit(EXIT_FAIL if violations else EXIT_PASS)
+
+
+@app.command("mutate")
+def mutate_command(
+    schema: Annotated[str, typer.Argument(help="Schema file (.json, .yaml/.yml, .xml) or '-'.")],
+    sample: Annotated[str, typer.Argument(help="A valid sample (file or '-').")],
+    keyword: Annotated[str | None, typer.Option(help="Break this keyword (default: a random one).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the choice of keyword, place and value.")] = 0,
+    format: Annotated[str | None, typer.Option(help=f"Sample format: {', '.join(DATA_FORMS)} (default: suffix).")]
+    = None,
+) -> None:
+    """Print a copy of the valid SAMPLE that breaks exactly one keyword of SCHEMA, and what was broken."""
+    if schema == "-" and sample == "-":
+        raise fail("only one of SCHEMA and SAMPLE can be '-'")
+    if keyword is not None and keyword not in MUTABLE_KEYWORDS:
+        raise fail(f"cannot mutate {keyword!r}; mutable keywords: {', '.join(sorted(MUTABLE_KEYWORDS))}")
+    loaded = _load_schema(schema)
+    data = _load_sample(sample, format)
+    if violations := _validate(loaded, data, schema):
+        raise fail(f"{sample}: the sample is not valid ({violations[0].describe()}); mutate needs a valid one")
+    mutation = mutate(loaded, data, random.Random(seed), keyword)
+    if mutation is None:
+        which = f"the keyword {keyword!r}" if keyword else "any keyword"
+        raise fail(f"{sample}: no single change to the sample breaks {which} of the schema")
+    print(json.dumps(mutation.sample, ensure_ascii=False, indent=2))
+    out.print(f"keyword: {mutation.keyword}\npath: {mutation.instance_path or '/'}\n"
+              f"schema path: {mutation.schema_path}\ndescription: {mutation.description}",
+              highlight=False, markup=False, soft_wrap=True)
