@@ -1,6 +1,8 @@
 """Grammars the decoding layer takes: from a JSON Schema, a Lark grammar, a regex, or a Corral constraint.
 
 ``Grammar.json_schema(...)``, ``Grammar.lark(...)`` and ``Grammar.regex(...)`` wrap and validate a source;
+``compile_schema(schema, "json"|"yaml"|"xml")`` compiles a JSON Schema for output in any of the three forms
+(``enforcement`` says which keywords the grammar enforces and which are checked after decoding);
 ``compile_constraint(constraint)`` is Corral's own compiler: every text of its grammar passes the checker, and
 what it cannot express is reported per base constraint (``NotExpressible``). docs/grammars.md says what the
 compiled grammars allow.
@@ -9,9 +11,11 @@ compiled grammars allow.
 from ._compile import Limits, NotExpressible, compile_constraint
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
 from ._sample import accepts, sample, witness
+from ._schema import Enforcement, compile_schema, enforcement
 
 __all__ = [
     "MAX_GRAMMAR_CHARS",
+    "Enforcement",
     "Grammar",
     "GrammarError",
     "GrammarFormat",
@@ -19,6 +23,8 @@ __all__ = [
     "NotExpressible",
     "accepts",
     "compile_constraint",
+    "compile_schema",
+    "enforcement",
     "sample",
     "witness",
 ]

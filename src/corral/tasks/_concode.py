@@ -286,8 +286,7 @@ def concode_gen(schema_form: str = "json", output_form: str = "json", shots: int
     _options("concode-gen", schema_form, output_form, shots, schemas, n)
 
     def grammar(instance: TaskInstance) -> Any:
-        from corral.grammars import NotExpressible
-        from corral.grammars._schema import compile_schema
+        from corral.grammars import NotExpressible, compile_schema
         from corral.schema import SchemaInputError
 
         try:

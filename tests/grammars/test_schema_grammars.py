@@ -1,0 +1,600 @@
+"""Schema grammars: every text a grammar accepts parses to a valid value (property-tested over random schemas and
+the generated ConCodeEval-like suite), ``enforcement`` tells the truth about what is left unchecked (for JSON:
+probes of llguidance itself), and what cannot be compiled is refused in one line naming path and keyword."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from corral.grammars import Grammar, NotExpressible, accepts, sample
+from corral.grammars._sample import engine_check
+from corral.grammars._schema import (
+    ASSERTIONS,
+    FORMAT_PATTERNS,
+    compile_schema,
+    enforcement,
+    int_regex,
+    json_pattern_risk,
+    multiple_regex,
+    udec_ge,
+    udec_le,
+)
+from corral.schema._parse import parse_sample
+
+OUTPUTS = ("json", "yaml", "xml")
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def _walk(seed: int, stop: float = 0.2):
+    """A random byte walk that ends with probability ``stop`` whenever it may (so values vary in size)."""
+    rng = random.Random(seed)
+
+    def choose(allowed: list[int]) -> int:
+        if 256 in allowed and rng.random() < stop:
+            return 256
+        others = [a for a in allowed if a != 256] or allowed
+        return rng.choice(others)
+
+    return choose
+
+
+def _valid(schema: Any, value: Any) -> bool:
+    """Valid for jsonschema (Python regexes) and for Corral's validator (ECMA-262 regexes), formats asserted."""
+    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    try:
+        if not validator.is_valid(value):
+            return False
+    except (OverflowError, ValueError):  # jsonschema's multipleOf on an infinite float
+        return False
+    try:
+        from corral.schema._validate import is_valid
+    except ImportError:  # pragma: no cover - the schema package is optional here
+        return True
+    return is_valid(schema, value)
+
+
+def _check_samples(schema: Any, output: str, seeds: range, max_bytes: int = 1500) -> int:
+    """Draw texts from the grammar; each must parse and validate. Returns how many were drawn."""
+    grammar = compile_schema(schema, output)
+    drawn = 0
+    for seed in seeds:
+        text = sample(grammar, _walk(seed, 0.05 + 0.1 * (seed % 4)), max_bytes=max_bytes)
+        if text is None:
+            continue
+        drawn += 1
+        value = parse_sample(text, output)  # as a model's output is read: a fenced block would be taken
+        assert _valid(schema, value), f"{output} text {text!r} -> {value!r} is not valid against {schema}"
+    return drawn
+
+
+def _grammar_or_none(schema: Any, output: str) -> Grammar | None:
+    try:
+        return compile_schema(schema, output)
+    except NotExpressible as exc:
+        assert "\n" not in str(exc) and " at #" in str(exc), str(exc)
+        return None
+
+
+# ------------------------------------------------------------------------------------- schema strategy
+NAMES = ["a", "name", "yes", "Null", "weird key", "a&b", "xml_tag", "key", "item", "_x", "é", "n2", "On", "x.y"]
+PATTERNS = ["^[a-z]{2,5}$", "^[A-Z][0-9]{2}$", "ab", "^(red|green|blue)$", "^v[0-9]\\.[0-9]{1,2}$", "[0-9]+",
+            "^\\d{3}-\\w+$", "^[^\"<&]{1,4}$", "é|ü", "^\\s?x\\S$", "^.{2}$", "&<>", "^(?:a|b)+$", "\\\\"]
+NUMBERS = st.one_of(st.integers(-50, 200), st.sampled_from([0.1, -2.5, 3.75, 0.3, 1e-3, 12.25]))
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.25, 2.0]),
+                    st.sampled_from(["", "x", "yes", "a b", "q\"<&", "\n\t", "é", "\u2028"]))
+
+
+def _typed(kind: str, **optional: st.SearchStrategy) -> st.SearchStrategy:
+    return st.fixed_dictionaries({"type": st.just(kind)}, optional=optional)
+
+
+def _strings() -> st.SearchStrategy:
+    return _typed("string", minLength=st.integers(0, 4), maxLength=st.integers(2, 9),
+                  pattern=st.sampled_from(PATTERNS), format=st.sampled_from([*FORMAT_PATTERNS, "nonsense"]))
+
+
+def _numbers() -> st.SearchStrategy:
+    bounds = {k: NUMBERS for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")}
+    multiple = st.sampled_from([2, 3, 5, 0.5, 0.25, 1.5, 0.1])
+    return st.one_of(_typed("integer", **bounds, multipleOf=multiple), _typed("number", **bounds, multipleOf=multiple))
+
+
+def _leaves() -> st.SearchStrategy:
+    return st.one_of(
+        _strings(), _numbers(), _typed("boolean"), _typed("null"),
+        st.lists(SCALARS, min_size=1, max_size=4).map(lambda values: {"enum": values}),
+        SCALARS.map(lambda value: {"const": value}),
+        st.just({}),
+        st.sampled_from([["string", "null"], ["integer", "boolean"], ["number", "string"]]).map(lambda t: {"type": t}),
+    )
+
+
+def _objects(child: st.SearchStrategy) -> st.SearchStrategy:
+    def build(props: dict[str, Any], required: list[str], extra: Any, counts: tuple[int | None, int | None],
+              more: dict[str, Any]) -> dict:
+        schema: dict[str, Any] = {"type": "object", "properties": props, **more}
+        if required:
+            schema["required"] = [n for n in required if n in props] or required[:1]
+        if extra is not None:
+            schema["additionalProperties"] = extra
+        if counts[0] is not None:
+            schema["minProperties"] = counts[0]
+        if counts[1] is not None:
+            schema["maxProperties"] = counts[1]
+        return schema
+
+    return st.builds(
+        build,
+        st.dictionaries(st.sampled_from(NAMES), child, max_size=4),
+        st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+        st.one_of(st.none(), st.booleans(), child),
+        st.tuples(st.one_of(st.none(), st.integers(0, 3)), st.one_of(st.none(), st.integers(1, 4))),
+        st.fixed_dictionaries({}, optional={
+            "patternProperties": st.dictionaries(st.sampled_from(["^a", "e", "^[A-Z]", "\\s"]), child, max_size=2),
+            "propertyNames": st.sampled_from([{"maxLength": 3}, {"pattern": "^[a-z_]+$"}, {"not": {"const": "a"}}]),
+            "dependentRequired": st.dictionaries(st.sampled_from(NAMES), st.lists(st.sampled_from(NAMES), max_size=2,
+                                                                                     unique=True),
+                                                 max_size=2),
+            "dependentSchemas": st.dictionaries(st.sampled_from(NAMES), child, max_size=1),
+        }),
+    )
+
+
+def _arrays(child: st.SearchStrategy) -> st.SearchStrategy:
+    def build(items: Any, prefix: list[Any], lengths: tuple[int | None, int | None], contains: Any,
+              counts: tuple[int | None, int | None], unique: bool) -> dict:
+        schema: dict[str, Any] = {"type": "array"}
+        if items is not None:
+            schema["items"] = items
+        if prefix:
+            schema["prefixItems"] = prefix
+        for keyword, value in zip(("minItems", "maxItems"), lengths, strict=True):
+            if value is not None:
+                schema[keyword] = value
+        if contains is not None:
+            schema["contains"] = contains
+            for keyword, value in zip(("minContains", "maxContains"), counts, strict=True):
+                if value is not None:
+                    schema[keyword] = value
+        if unique:
+            schema["uniqueItems"] = True
+        return schema
+
+    optional_count = st.one_of(st.none(), st.integers(0, 3))
+    return st.builds(
+        build,
+        st.one_of(st.none(), st.just(False), child),
+        st.lists(child, max_size=2),
+        st.tuples(optional_count, st.one_of(st.none(), st.integers(1, 5))),
+        st.one_of(st.none(), _leaves()),
+        st.tuples(optional_count, optional_count),
+        st.booleans(),
+    )
+
+
+def _combinations(child: st.SearchStrategy) -> st.SearchStrategy:
+    return st.one_of(
+        st.lists(child, min_size=1, max_size=3).map(lambda b: {"anyOf": b}),
+        st.lists(child, min_size=1, max_size=3).map(lambda b: {"oneOf": b}),
+        st.lists(child, min_size=1, max_size=2).map(lambda b: {"allOf": b}),
+        st.tuples(child, child).map(lambda pair: {"if": pair[0], "then": pair[1]}),
+        st.tuples(child, _leaves()).map(lambda pair: {**pair[0], "not": pair[1]}),
+    )
+
+
+schemas = st.recursive(_leaves(), lambda child: st.one_of(_objects(child), _arrays(child), _combinations(child)),
+                       max_leaves=8)
+with_defs = st.tuples(schemas, schemas).map(
+    lambda pair: {"$defs": {"d": pair[0]}, "type": "object", "properties": {"p": {"$ref": "#/$defs/d"}, "q": pair[1],
+                                                                             "r": {"$ref": "#/$defs/d"}}})
+
+
+# ------------------------------------------------------------------------------------ soundness (core)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=st.one_of(schemas, with_defs), output=st.sampled_from(["yaml", "xml"]), seed=st.integers(0, 10**6))
+def test_every_sampled_text_is_valid_when_all_keywords_are_exact(schema, output, seed):
+    if _grammar_or_none(schema, output) is None:
+        return
+    found = enforcement(schema, output)
+    used = _keywords(schema)
+    assert set(found.exact) <= used
+    if used <= set(found.exact):
+        assert found.sound, found.after  # YAML and XML report only keywords the schema has
+    if found.sound:
+        _check_samples(schema, output, range(seed, seed + 4))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=schemas, seed=st.integers(0, 10**6))
+def test_json_texts_are_valid_when_enforcement_is_sound(schema, seed):
+    if _grammar_or_none(schema, "json") is not None and enforcement(schema, "json").sound:
+        _check_samples(schema, "json", range(seed, seed + 3))
+
+
+def _keywords(schema: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        found |= {k for k in schema if k in ASSERTIONS}
+        for key, value in schema.items():
+            if key in ("properties", "$defs", "patternProperties", "dependentSchemas"):
+                for sub in value.values():
+                    found |= _keywords(sub)
+            elif key in ("enum", "const"):
+                continue
+            elif isinstance(value, dict):
+                found |= _keywords(value)
+            elif isinstance(value, list):
+                for sub in value:
+                    found |= _keywords(sub)
+    return found
+
+
+def test_the_generated_suite_compiles_and_its_samples_are_valid():
+    from corral.schema._generate import generate_suite
+
+    sound = 0
+    for item in generate_suite(60, 0):
+        for output in OUTPUTS:
+            grammar = compile_schema(item.schema, output)
+            assert engine_check(grammar) is None
+            if enforcement(item.schema, output).sound:
+                sound += output != "json"
+                assert _check_samples(item.schema, output, range(3)) > 0, (item.id, output)
+    assert sound >= 90  # of 120: only uniqueItems over non-constant items (and rare maxContains) are left
+
+
+# ------------------------------------------------------------------------------------------ conventions
+def test_yaml_layout_and_scalars():
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string"}, "yes": {"type": "boolean"}, "ratio": {"type": "number", "minimum": 0},
+        "free": {"type": "number"},
+        "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "integer"},
+                                                                            "v": {"type": "null"}}}}},
+        "required": ["name"], "additionalProperties": False}
+    grammar = compile_schema(schema, "yaml")
+    good = 'name: "aé\\u0001\\/"\n"yes": true\nratio: 1.5\ntags:\n  - k: 1\n    v: null\n  - {}\n'
+    assert accepts(grammar, good)
+    assert parse_sample(good, "yaml", extract=False)["name"] == "aé\x01/"
+    assert accepts(grammar, good.rstrip("\n"))
+    for bad in ['name: "a"\nyes: true', 'name: "a"\nratio: 1e5', 'name: "a"\nratio: 1.0e5', "name: a",
+                'name: "a"\n\n', 'name:  "a"', 'name: "a"\ntags:\n- k: 1', 'name: "a"\nratio: -1']:
+        assert not accepts(grammar, bad), bad
+    assert accepts(grammar, 'name: "a"\nfree: 10.0e+5') and not accepts(grammar, 'name: "a"\nratio: 10.0e+5')
+    assert accepts(grammar, 'name: "a"\ntags: []')
+
+
+def test_yaml_strings_round_trip_through_pyyaml():
+    text = "q\"\\/\t\n\x00\x1f\x7f\x85\u2028\ufeff\uffff é😀"
+    grammar = compile_schema({"const": text}, "yaml")
+    written = sample(grammar, _walk(0, 1.0))
+    assert written is not None and parse_sample(written, "yaml", extract=False) == text
+    assert "\x85" not in written and "\u2028" not in written
+
+
+def test_xml_layout_and_names():
+    schema = {"type": "object", "properties": {
+        "a b": {"type": "string", "maxLength": 3}, "xmlns": {"type": "integer"}, "n": {"type": "number"},
+        "list": {"type": "array", "items": {"type": "boolean"}}, "nothing": {"type": "null"}},
+        "required": ["a b"]}
+    grammar = compile_schema(schema, "xml")
+    good = ('<?xml version="1.0" ?>\n<root type="dict">\n  <key name="a b" type="str">&lt;&amp;</key>\n'
+            '  <key name="xmlns" type="int">-3</key>\n  <n type="float">2.5e-3</n>\n'
+            '  <list type="list"><item type="bool">true</item></list>\n  <nothing type="null"/>\n</root>\n')
+    assert accepts(grammar, good)
+    assert parse_sample(good, "xml", extract=False)["a b"] == "<&"
+    assert accepts(grammar, '<root type="dict"><key name="a b" type="str"/><n type="int">7</n></root>')
+    for bad in ['<root type="dict"><key name="a b" type="str">&lt;&lt;&lt;&lt;</key></root>',
+                '<root type="dict"><key name="a b" type="str">&</key></root>',
+                '<root type="dict"><key name="a b" type="str">x</key>\n\n</root>',
+                '<root type="dict"><key name="a b" type="str">x</key>' + " " * 41 + "</root>",
+                '<root type="dict"><xmlns type="int">1</xmlns><key name="a b" type="str">x</key></root>']:
+        assert not accepts(grammar, bad), bad
+
+
+def test_greedy_lexing_never_shadows_a_value():
+    """llguidance's lexer is greedy: a literal that is a prefix of another lexeme must not cut a valid text."""
+    xml = compile_schema({"anyOf": [{"const": "abc"}, {"type": "string"}, {"const": 5}, {"type": "integer"}]}, "xml")
+    assert accepts(xml, '<root type="str">abd</root>') and accepts(xml, '<root type="int">57</root>')
+    keyed = {"type": "object", "properties": {"key": {"type": "integer"}, "a b": {"type": "integer"}},
+             "additionalProperties": {"type": "integer"}}
+    xml = compile_schema(keyed, "xml")
+    assert accepts(xml, '<root type="dict"><key name="key" type="int">1</key><key name="zz" type="int">2</key></root>')
+    yaml = compile_schema({"type": "array", "items": {"anyOf": [{"const": True}, {"type": "object",
+                                                                                 "additionalProperties": {}}]}}, "yaml")
+    assert accepts(yaml, "- true\n- truex: 1\n- t: 2")
+
+
+def test_no_text_opens_a_code_fence():
+    schema = {"type": "object", "properties": {"s": {"type": "string"}, "c": {"const": "a```b"},
+                                               "k```": {"type": "integer"}}}
+    for output in ("yaml", "xml"):
+        grammar = compile_schema(schema, output)
+        assert "k```" not in grammar.source and "a```b" not in grammar.source
+    assert not accepts(compile_schema(schema, "yaml"), 's: "```json"')
+    assert accepts(compile_schema(schema, "yaml"), 's: "``json`"')
+    assert not accepts(compile_schema(schema, "xml"), '<root type="dict"><s type="str">```\nx</s></root>')
+
+
+def test_no_unbounded_whitespace_anywhere():
+    for output in ("yaml", "xml"):
+        grammar = compile_schema({"type": "array", "items": {"type": "object", "properties": {"a": {}}}}, output)
+        padded = sample(grammar, lambda allowed: 32 if 32 in allowed else 10 if 10 in allowed else allowed[0],
+                        max_bytes=3000)
+        assert padded is None or len(padded) < 3000
+
+
+def test_extra_properties_never_repeat_a_key():
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"],
+              "additionalProperties": {"type": "integer"}, "maxProperties": 4}
+    for output in ("yaml", "xml"):
+        assert enforcement(schema, output).sound
+        assert _check_samples(schema, output, range(40)) > 20
+    yaml = compile_schema(schema, "yaml")
+    assert accepts(yaml, "id: 1\nabc: 2\nbcd: 3")
+    assert not accepts(yaml, "id: 1\nabc: 2\nazz: 3")  # same first letter: could be the same key
+    assert not accepts(yaml, "id: 1\nid2: 2\nidx: 3")
+    assert not accepts(yaml, "id: 1\nabc: 2\nbcd: 3\ncde: 4\ndef: 5")  # maxProperties
+    xml = compile_schema(schema, "xml")
+    assert accepts(xml, '<root type="dict"><id type="int">1</id><key name="zz" type="int">2</key></root>')
+    assert not accepts(xml, '<root type="dict"><id type="int">1</id><key name="id" type="int">2</key></root>')
+
+
+def test_numbers_are_exact_at_float_bounds():
+    schema = {"type": "number", "exclusiveMaximum": 0.1, "minimum": -0.5}
+    for output in ("yaml", "xml"):
+        grammar = compile_schema(schema, output)
+        assert not accepts(grammar, _number("0.09999999999999999999", output))  # rounds onto 0.1
+        assert not accepts(grammar, _number("0.1", output))
+        assert accepts(grammar, _number("0.09999999999999999", output))
+        assert not accepts(grammar, _number("-0.50000000000000000001", output))
+        assert accepts(grammar, _number("-0.5", output))
+
+
+def _number(text: str, output: str) -> str:
+    return text if output == "yaml" else f'<root type="float">{text}</root>'
+
+
+@settings(max_examples=300, deadline=None)
+@given(lo=st.integers(-10**6, 10**6), width=st.integers(0, 10**6), probe=st.integers(-10**7, 10**7))
+def test_integer_range_regexes_match_exactly(lo, width, probe):
+    import re
+
+    hi = lo + width
+    pattern = re.compile(int_regex(lo, hi))
+    for x in (lo - 1, lo, hi, hi + 1, probe):
+        assert bool(pattern.fullmatch(str(x))) == (lo <= x <= hi)
+    assert not pattern.fullmatch("-0") and not pattern.fullmatch("007")
+
+
+@settings(max_examples=300, deadline=None)
+@given(bound=st.decimals(0, 10**6, places=6), probe=st.decimals(0, 10**7, places=7))
+def test_decimal_bound_regexes_match_exactly(bound, probe):
+    import re
+
+    for text in {format(probe, "f"), format(probe, "f") + "0", str(int(probe)), format(bound, "f")}:
+        value = type(bound)(text)
+        assert bool(re.fullmatch(udec_ge(bound), text)) == (value >= bound), (bound, text)
+        assert bool(re.fullmatch(udec_le(bound), text)) == (value <= bound), (bound, text)
+
+
+def test_multiple_regexes_match_exactly():
+    import re
+
+    for k in (1, 2, 4, 5, 8, 10, 20, 25, 125, 1000):
+        pattern = re.compile(multiple_regex(k) or "")
+        assert all(bool(pattern.fullmatch(str(n))) == (n % k == 0) for n in range(-2100, 2100))
+    assert multiple_regex(3) is None and multiple_regex(7) is None
+
+
+def test_fractional_multiple_of_is_a_validated_window():
+    schema = {"type": "number", "multipleOf": 0.1, "minimum": 0, "maximum": 1}
+    for output in ("yaml", "xml"):
+        assert enforcement(schema, output).sound
+        assert _check_samples(schema, output, range(30)) > 0
+    assert not accepts(compile_schema(schema, "yaml"), "0.3")  # 0.3 / 0.1 == 2.9999999999999996
+
+
+# ------------------------------------------------------------------------------------------- after
+AFTER_CASES = [
+    ({"type": "array", "items": {"type": "integer", "multipleOf": 3}, "uniqueItems": True}, "uniqueItems",
+     "- 3\n- 3"),
+    ({"type": "string", "pattern": "^(?=a)"}, "pattern", '"b"'),
+    ({"type": "string", "pattern": "\\bx"}, "pattern", '"ax"'),
+    ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf", "1"),
+    ({"type": "array", "prefixItems": [{"type": "integer"}], "items": False, "contains": {"const": "x"}},
+     "contains", "- 1"),
+]
+
+
+@pytest.mark.parametrize(("schema", "keyword", "violation"), AFTER_CASES)
+def test_keywords_left_for_later_are_reported_and_really_unchecked(schema, keyword, violation):
+    found = enforcement(schema, "yaml")
+    assert keyword in {k for _, k, _ in found.after} and keyword not in found.exact
+    assert all(path.startswith("#") and reason for path, _, reason in found.after)
+    grammar = compile_schema(schema, "yaml")
+    assert accepts(grammar, violation)
+    assert not _valid(schema, parse_sample(violation, "yaml", extract=False))
+
+
+EXACT_CASES = [
+    ({"type": "array", "items": {"enum": ["a", "b", 3]}, "uniqueItems": True, "minItems": 2}, '- "a"\n- "a"'),
+    ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}, "- 1\n- 2\n- 1"),
+    ({"type": "array", "items": {"type": "number"}, "uniqueItems": True}, "- 1.5\n- 1.50"),
+    ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, '- "ab"\n- "ab"'),
+    ({"type": "array", "prefixItems": [{"type": "string"}, {"type": "boolean"}], "maxItems": 1}, '- "a"\n- true'),
+    ({"type": "array", "items": {"type": "integer"}, "maxItems": 1, "uniqueItems": True}, "- 1\n- 2"),
+    ({"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 10}, "minContains": 2,
+      "maxContains": 2}, "- 10\n- 11\n- 12"),
+    ({"type": "object", "dependentRequired": {"a": ["b"]}, "properties": {"a": {}, "b": {}}, "required": ["a"]},
+     "a: 1"),
+    ({"not": {"type": "string"}, "type": ["string", "integer"]}, '"x"'),
+    ({"type": "integer", "not": {"enum": [1, 2]}, "minimum": 0}, "2"),
+    ({"type": "string", "format": "date"}, '"2023-02-29"'),
+    ({"type": "object", "propertyNames": {"maxLength": 2}, "properties": {"abc": {}, "ab": {}}}, "abc: 1"),
+    ({"if": {"type": "integer"}, "then": {"minimum": 5}}, "3"),
+]
+
+
+@pytest.mark.parametrize(("schema", "violation"), EXACT_CASES)
+def test_exact_keywords_reject_violations(schema, violation):
+    assert enforcement(schema, "yaml").sound
+    assert not accepts(compile_schema(schema, "yaml"), violation)
+    assert enforcement(schema, "xml").sound
+
+
+# ------------------------------------------------------------------------------------- not expressible
+REFUSED = [
+    ({"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"},
+     "$ref", "#/$defs/n/properties/next"),
+    ({"type": "object", "properties": {"x": {"not": {"type": "object", "properties": {"a": {"const": 1}}}}}},
+     "not", "#/properties/x/not"),
+    ({"properties": {"y": {"$ref": "https://example.com/s.json"}}}, "$ref", "#/properties/y"),
+    ({"type": "object", "patternProperties": {"^(?=a)": {}}, "properties": {"ab": {}}}, "patternProperties", "#"),
+]
+
+
+@pytest.mark.parametrize(("schema", "keyword", "path"), REFUSED)
+@pytest.mark.parametrize("output", ["yaml", "xml"])
+def test_refusals_name_path_and_keyword_in_one_line(schema, keyword, path, output):
+    with pytest.raises(NotExpressible) as caught:
+        compile_schema(schema, output)
+    message = str(caught.value)
+    assert "\n" not in message and f"{keyword} at {path}" in message
+
+
+def test_a_reference_used_twice_is_no_recursion():
+    schema = {"$defs": {"a": {"type": "integer", "minimum": 0}, "b": {"$ref": "#/$defs/a"}},
+              "allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}],
+              "not": {"const": 3}}
+    for output in ("yaml", "xml"):
+        assert enforcement(schema, output).sound
+        assert _check_samples(schema, output, range(20)) > 0
+
+
+def test_recursive_schemas_compile_for_json():
+    schema = REFUSED[0][0]
+    assert compile_schema(schema, "json").format == "json_schema"
+    _check_samples(schema, "json", range(10))
+
+
+# ------------------------------------------------------------------------- JSON: probes of llguidance
+def _json_accepts(schema: Any, text: str) -> bool:
+    return accepts(compile_schema(schema, "json"), text)
+
+
+IGNORED_PROBES = [
+    ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}, "uniqueItems", "[1,1]"),
+    ({"type": "array", "contains": {"const": 3}}, "contains", "[1]"),
+    ({"type": "array", "contains": {"const": 3}, "maxContains": 1}, "maxContains", "[3,3]"),
+    ({"type": "integer", "not": {"const": 1}}, "not", "1"),
+    ({"if": {"type": "integer"}, "then": {"minimum": 5}}, "if", "3"),
+    ({"type": "object", "dependentRequired": {"a": ["b"]}}, "dependentRequired", '{"a":1}'),
+    ({"type": "object", "propertyNames": {"maxLength": 1}}, "propertyNames", '{"ab":1}'),
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "maxProperties": 1}, "maxProperties", '{"a":1,"b":2}'),
+    ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf", "1"),
+    ({"type": "string", "format": "date"}, "format", '"2023-02-29"'),
+    ({"type": "string", "format": "date-time"}, "format", '"2020-01-01T23:59:60Z"'),
+    ({"type": "string", "format": "time"}, "format", '"23:59:60Z"'),
+    ({"type": "string", "format": "hostname"}, "format", json.dumps(".".join(["a" * 63] * 4))),
+    ({"type": "string", "format": "json-pointer"}, "format", '"x"'),
+    ({"type": "number", "exclusiveMaximum": 0.1}, "exclusiveMaximum", "0.09999999999999999999"),
+    ({"type": "number", "exclusiveMinimum": 0.1}, "exclusiveMinimum", "0.10000000000000000001"),
+    ({"type": "object", "additionalProperties": {"type": "integer"}}, "additionalProperties", '{"a":1,"a":2}'),
+    ({"type": "string", "pattern": "^.$"}, "pattern", '"\\r"'),
+    ({"type": "number", "multipleOf": 0.1}, "multipleOf", "0.3"),
+]
+
+
+@pytest.mark.parametrize(("schema", "keyword", "violation"), IGNORED_PROBES)
+def test_json_enforcement_reports_what_llguidance_lets_through(schema, keyword, violation):
+    """Each reported gap is real: llguidance accepts a text that is not a valid sample."""
+    assert keyword in {k for _, k, _ in enforcement(schema, "json").after}
+    assert _json_accepts(schema, violation)
+    try:
+        value = parse_sample(violation, "json", extract=False)
+    except ValueError:
+        return  # the sample parser refuses it (a repeated key)
+    assert not _valid(schema, value)
+
+
+EXACT_PROBES = [
+    ({"type": "string", "format": "email"}, '"ab"'),
+    ({"type": "string", "format": "ipv4"}, '"01.2.3.4"'),
+    ({"type": "string", "format": "ipv6"}, '"1:2"'),
+    ({"type": "string", "format": "uuid"}, '"123"'),
+    ({"type": "string", "format": "uri"}, '"no scheme"'),
+    ({"type": "string", "format": "duration"}, '"P"'),
+    ({"type": "integer", "multipleOf": 3}, "4"),
+    ({"type": "number", "multipleOf": 3}, "1.5"),
+    ({"type": "integer", "exclusiveMaximum": 2.5}, "3"),
+    ({"type": "number", "maximum": 0.1}, "0.10000000000000000001"),
+    ({"type": "string", "minLength": 2}, '"😀"'),
+    ({"type": "string", "pattern": "^[a-c]+$"}, '"abd"'),
+    ({"type": "array", "prefixItems": [{"type": "integer"}], "items": False}, "[1,2]"),
+    ({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False}, '{"a":1,"a":2}'),
+    ({"oneOf": [{"type": "integer"}, {"type": "string"}]}, "true"),
+    ({"type": "object", "properties": {"a": {"type": "null"}, "b": {"type": "null"}}, "minProperties": 1,
+      "additionalProperties": False}, "{}"),
+    ({"enum": [1, "a"]}, '"b"'),
+]
+
+
+@pytest.mark.parametrize(("schema", "violation"), EXACT_PROBES)
+def test_json_keywords_called_exact_are_enforced_by_llguidance(schema, violation):
+    found = enforcement(schema, "json")
+    assert found.sound, found.after
+    assert not _json_accepts(schema, violation)
+
+
+def test_json_lenient_mode_only_when_needed():
+    strict = compile_schema({"type": "integer"}, "json")
+    assert "x-guidance" not in strict.schema
+    lenient = compile_schema({"type": "array", "uniqueItems": True}, "json")
+    assert lenient.schema["x-guidance"] == {"lenient": True}
+    dropped = compile_schema({"type": "string", "pattern": "(a)\\1"}, "json")
+    assert "pattern" not in dropped.schema
+    after = enforcement({"type": "string", "pattern": "(a)\\1"}, "json").after
+    assert ("#", "pattern") in {(path, keyword) for path, keyword, _ in after}
+
+
+def test_json_pattern_risks():
+    assert json_pattern_risk("^[a-z]+\\d$") is None
+    assert json_pattern_risk("^\\S+$") and json_pattern_risk("^[^\\d]$") and json_pattern_risk("a.b")
+    assert json_pattern_risk("(?i)abc")
+
+
+# ---------------------------------------------------------------------------------------------- misc
+def test_compiling_is_fast_and_the_engine_is_happy():
+    schema = {"type": "object", "properties": {
+        f"p{i}": {"type": t, **extra} for i, (t, extra) in enumerate([
+            ("string", {"maxLength": 40, "pattern": "^[a-z ]+$"}), ("integer", {"minimum": -3, "maximum": 999}),
+            ("number", {"exclusiveMinimum": 0.5, "maximum": 99.75}), ("string", {"format": "email"}),
+            ("array", {"items": {"type": "string", "enum": ["x", "y"]}, "uniqueItems": True}),
+            ("boolean", {}), ("string", {"format": "date-time"}), ("integer", {"multipleOf": 7})])},
+        "required": ["p0", "p1"]}
+    for output in OUTPUTS:
+        start = time.perf_counter()
+        grammar = compile_schema(schema, output)
+        elapsed = time.perf_counter() - start
+        assert elapsed < 1.0 and engine_check(grammar) is None
+        assert enforcement(schema, output).exact
+
+
+def test_bad_outputs_and_schemas():
+    with pytest.raises(ValueError, match="unknown output"):
+        compile_schema({}, "toml")
+    from corral.grammars import GrammarError
+
+    with pytest.raises(GrammarError):
+        compile_schema({"type": "strin"}, "yaml")
+    assert compile_schema(True, "yaml").format == "lark"
+    with pytest.raises(NotExpressible):
+        compile_schema(False, "xml")
