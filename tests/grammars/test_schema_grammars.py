@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -66,7 +66,7 @@ def _check_samples(schema: Any, output: str, seeds: range, max_bytes: int = 1500
     grammar = compile_schema(schema, output)
     drawn = 0
     for seed in seeds:
-        text = sample(grammar, _walk(seed, 0.05 + 0.1 * (seed % 4)), max_bytes=max_bytes)
+        text = sample(grammar, _walk(seed, 0.05 + 0.1 * (seed % 4)), max_bytes=max_bytes, strict=True)
         if text is None:
             continue
         drawn += 1
@@ -200,6 +200,9 @@ with_defs = st.tuples(schemas, schemas).map(
 # ------------------------------------------------------------------------------------ soundness (core)
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(schema=st.one_of(schemas, with_defs), output=st.sampled_from(["yaml", "xml"]), seed=st.integers(0, 10**6))
+# an empty-string constant once became an empty regex terminal, which Lark reads as a comment
+@example(schema={"type": "array", "prefixItems": [{"type": "array", "contains": {"const": ""}, "maxContains": 1}]},
+         output="xml", seed=0)
 def test_every_sampled_text_is_valid_when_all_keywords_are_exact(schema, output, seed):
     if _grammar_or_none(schema, output) is None:
         return
@@ -598,3 +601,43 @@ def test_bad_outputs_and_schemas():
     assert compile_schema(True, "yaml").format == "lark"
     with pytest.raises(NotExpressible):
         compile_schema(False, "xml")
+
+
+@pytest.mark.parametrize("output", ["yaml", "xml"])
+def test_open_integers_and_arrays_are_narrowed_so_decoding_ends(output):
+    """A small model writes digits or items until its budget runs out when nothing stops it (seen with SmolLM2):
+    an open integer gets at most 15 digits past its bound, an open array at most 8 items (or minItems)."""
+    ints = compile_schema({"type": "integer"}, output)
+    write = (lambda v: f"{v}") if output == "yaml" else (lambda v: f'<root type="int">{v}</root>')
+    assert accepts(ints, write(10**15 - 1)) and accepts(ints, write(-(10**15) + 1))
+    assert not accepts(ints, write(10**15)) and not accepts(ints, write(-(10**15)))
+    high = compile_schema({"type": "integer", "minimum": 10**20}, output)
+    assert accepts(high, write(10**20 + 10**15 - 1)) and not accepts(high, write(10**20 + 10**15))
+    assert not accepts(high, write(10**20 - 1))
+
+    def array(n: int) -> str:
+        if output == "yaml":
+            return "\n".join(["- 1"] * n) if n else "[]"
+        return '<root type="list">' + '<item type="int">1</item>' * n + "</root>"
+
+    items = compile_schema({"type": "array", "items": {"const": 1}}, output)
+    assert accepts(items, array(8)) and not accepts(items, array(9))
+    many = compile_schema({"type": "array", "items": {"const": 1}, "minItems": 20}, output)
+    assert accepts(many, array(20)) and not accepts(many, array(19)) and not accepts(many, array(21))
+
+
+@pytest.mark.parametrize("output", ["yaml", "xml"])
+def test_unique_items_never_open_an_item_no_value_can_fill(output):
+    """Under multipleOf 4 only even last digits exist: once the five even buckets are used, the grammar must end
+    the list, not open a sixth item (SmolLM2 stopped mid-sample there, suite schema s0039)."""
+    schema = {"type": "array", "items": {"type": "number", "multipleOf": 4}, "minItems": 0, "uniqueItems": True}
+    grammar = compile_schema(schema, output)
+    for seed in range(30):
+        text = sample(grammar, _walk(seed, 0.02), max_bytes=3000, strict=True)
+        assert text is not None and _valid(schema, parse_sample(text, output))
+    five = [0, 4, 8, 12, 16]
+    full = ("\n".join(f"- {v}" for v in five) if output == "yaml"
+            else '<root type="list">' + "".join(f'<item type="int">{v}</item>' for v in five) + "</root>")
+    assert accepts(grammar, full)
+    assert not accepts(grammar, full.replace("- 16", "- 16\n- 20") if output == "yaml"
+                       else full.replace("</root>", '<item type="int">20</item></root>'))

@@ -43,6 +43,8 @@ def eval_command(
         help="concode-*: concode (generated), jsonschemabench (gen) or schemastore (val).")] = None,
     n_schemas: Annotated[int | None, typer.Option(help="concode-*: how many schemas (default 602).")] = None,
     suite_seed: Annotated[int | None, typer.Option(help="concode-*: the generated suite's seed (default 0).")] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        help="Only instances whose group has one of these values: GROUP=V1,V2 (repeatable).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most N instances (after the filters).")] = None,
     samples: Annotated[int, typer.Option(help="Samples per instance (pass@k for k <= samples).")] = 1,
     rounds: Annotated[int, typer.Option(help="Feedback rounds after the first attempt.")] = 0,
@@ -68,6 +70,11 @@ def eval_command(
         raise _fail(f"unknown --decoding {decoding!r}; valid: free, constrained, both")
     filters = {k: v for k, v in (("structure", _names(structures)), ("source", _names(sources)),
                                  ("task", _names(tasks))) if v}
+    for condition in where or []:
+        group, sep, values = condition.partition("=")
+        if not sep or not group.strip() or not _names(values):
+            raise _fail(f"--where {condition!r}: write GROUP=VALUE[,VALUE...], e.g. enforcement=exact")
+        filters[group.strip()] = _names(values)  # type: ignore[assignment]
     if per_structure and per_task:
         raise _fail("give --per-structure or --per-task, not both")
     per_group = ("structure", per_structure) if per_structure else ("task", per_task) if per_task else None

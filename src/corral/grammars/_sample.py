@@ -130,21 +130,32 @@ def witness(grammar: Grammar, hints: tuple[str, ...] = (), budget: int = 20_000,
     return None
 
 
-def sample(grammar: Grammar, choose: Callable[[list[int]], int], max_bytes: int = 2_000) -> str | None:
+def sample(grammar: Grammar, choose: Callable[[list[int]], int], max_bytes: int = 2_000,
+           strict: bool = False) -> str | None:
     """A random text of ``grammar``: ``choose`` picks the next byte among the allowed (``EOS`` = 256 ends).
 
-    Returns None if the walk reaches ``max_bytes`` first (the caller decides whether that matters).
+    Returns None if the walk reaches ``max_bytes`` first (the caller decides whether that matters), or reaches
+    a dead end: a prefix the grammar allows but cannot complete. ``strict`` raises ``ValueError`` on a dead
+    end instead, since for a compiled grammar it is a bug (decoding there can only stop mid-text).
     """
     matcher = _matcher(grammar)
     out = bytearray()
     while len(out) < max_bytes:
         allowed = _allowed(matcher)
-        if not allowed:
+        if not allowed or (allowed == [EOS] and not matcher.is_accepting()):
+            if strict:
+                raise ValueError(f"dead end after {out.decode('utf-8', errors='replace')!r}")
             return None
         token = choose(allowed)
         if token == EOS:
-            return out.decode("utf-8", errors="replace") if matcher.is_accepting() else None
+            if matcher.is_accepting():
+                return out.decode("utf-8", errors="replace")
+            if strict:
+                raise ValueError(f"end allowed but not accepting after {out.decode('utf-8', errors='replace')!r}")
+            return None
         if not matcher.consume_token(token):
+            if strict:
+                raise ValueError(f"allowed byte {token} refused after {out.decode('utf-8', errors='replace')!r}")
             return None
         out.append(token)
     return None

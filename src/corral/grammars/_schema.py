@@ -1510,7 +1510,7 @@ class _Lowerer:
         hits, misses = values
         count = len(hits) + len(misses)
         low = max(arr.min, arr.hit_min)
-        high = count if arr.max is None else min(arr.max, count)
+        high = min(count, max(low, OPEN_ITEMS)) if arr.max is None else min(arr.max, count)
         if low > high or len(hits) < arr.hit_min:
             return None
         return Arr((), Node(tuple(hits + misses)), low, high, hit_min=arr.hit_min,
@@ -1829,8 +1829,8 @@ def lark_string(text: str) -> str:
 
 
 def term(regex: str) -> str:
-    """A Lark regex terminal (``/`` escaped)."""
-    return "/" + regex.replace("/", "\\/") + "/"
+    """A Lark regex terminal (``/`` escaped; ``//`` would end the line as a comment, so empty is ``(?:)``)."""
+    return "/" + (regex.replace("/", "\\/") or "(?:)") + "/"
 
 
 class LarkBuilder:
@@ -1865,6 +1865,23 @@ class LarkBuilder:
         return "\n".join(['%llguidance {}', f"start: {start}", *self.lines]) + "\n"
 
 
+@lru_cache(maxsize=4096)
+def terminal_has_text(expression: str) -> bool:
+    """Whether some text matches a Lark terminal expression (regexes with ``&`` and ``~``), as llguidance's
+    lexer decides it: a grammar of that terminal alone must let a first byte (or the end) through. When the
+    engine gives up (its lexer fuel), the terminal counts as empty: leaving it out only narrows."""
+    from ._sample import EOS, _allowed, _matcher
+
+    try:
+        matcher = _matcher(Grammar.lark(f"start: T\nT: {expression}\n"))
+    except (ValueError, GrammarError):
+        return False
+    allowed = _allowed(matcher)
+    if matcher.is_error():
+        return False
+    return allowed != [EOS] or matcher.is_accepting()
+
+
 def repeat(symbol: str, lo: int, hi: int | None) -> str:
     if hi == 0:
         return '""'
@@ -1897,6 +1914,12 @@ def _if(expression: str, condition: str) -> str:
 
 FENCE = "```"
 """Text YAML and XML output never contains: the sample parser reads it as the start of a fenced block."""
+OPEN_INT_DIGITS = 15
+"""An integer with no bound on a side gets at most this many digits past the other bound (sound narrowing: a
+small model otherwise writes digits until its token budget ends)."""
+OPEN_ITEMS = 8
+"""An array with no maxItems gets at most this many items (or minItems, if more), for the same reason."""
+
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """First letters of extra property names: one bit each, so no two extra names are equal."""
 
@@ -1917,6 +1940,12 @@ class Emitter:
         return self.memo[key]
 
     # ------------------------------------------------------------------------------------- scalars
+    def written(self, expression: str) -> str | None:
+        """A terminal for ``expression``, or None if no text matches it: an intersection can be empty (a bucket
+        "integers ending in 1" under multipleOf 4), and an empty terminal after an opening tag is a dead end
+        where decoding can only stop, mid-sample."""
+        return self.b.terminal(expression) if terminal_has_text(expression) else None
+
     def string_terminal(self, alt: Str, quote: str, nonempty: bool) -> str | None:
         """One terminal for the strings of ``alt`` (with ``quote`` around them), or None if none can be written."""
         enc = self.encoding
@@ -1941,7 +1970,7 @@ class Emitter:
                 gone.append(" & ".join(term(quote + p + quote) for p in inner))  # type: ignore[operator]
         if gone:
             expression += " & ~(" + " | ".join(gone) + ")"
-        return self.b.terminal(expression)
+        return self.written(expression)
 
     def int_symbol(self, alt: Int) -> str | None:
         if alt.mult is not None and multiple_regex(alt.mult) is None:
@@ -1951,7 +1980,10 @@ class Emitter:
                 return None
             schema: dict[str, Any] = {"type": "integer", "multipleOf": alt.mult, "minimum": lo, "maximum": hi}
             return self.b.rule([f"%json {json.dumps(schema)}"])
-        found = int_regex(alt.lo, alt.hi)
+        span = 10**OPEN_INT_DIGITS - 1
+        lo = alt.lo if alt.lo is not None else min(-span, (alt.hi if alt.hi is not None else 0) - span)
+        hi = alt.hi if alt.hi is not None else max(span, lo + span)
+        found = int_regex(lo, hi)
         if found is None:
             return None
         expression = term(found)
@@ -1962,7 +1994,7 @@ class Emitter:
         gone = [term(r) for r in (int_regex(lo, hi) for lo, hi in alt.exclude) if r is not None]
         if gone:
             expression = f"{expression} & ~({' | '.join(gone)})"
-        return self.b.terminal(expression)
+        return self.written(expression)
 
     def float_symbol(self, alt: Float) -> str | None:
         bounds = [abs(b) for b in (alt.lo, alt.hi) if b is not None]
@@ -1988,7 +2020,7 @@ class Emitter:
         gone = [" | ".join(found) for found in (dec_range(lo, hi) for lo, hi in alt.exclude) if found]
         if gone:
             expression += " & ~(" + " | ".join(f"({g})" for g in gone) + ")"
-        return self.b.terminal(expression)
+        return self.written(expression)
 
     # --------------------------------------------------------------------------------------- chains
     def chain(self, groups: list[Group], first: bool, end) -> str | None:
@@ -2048,7 +2080,7 @@ class Emitter:
         values = arr.unique or ()
         n, h = len(values), arr.unique_hits
         low = max(arr.min, 1 if first else 0)
-        high = n if arr.max is None else min(arr.max, n)
+        high = min(n, max(low, OPEN_ITEMS)) if arr.max is None else min(arr.max, n)
         if low > high:
             return None
         everything, hits = f"[0:{n}]", f"[0:{h}]"
@@ -2093,7 +2125,8 @@ class Emitter:
     def tail(self, arr: Arr, item, first: bool) -> str | None:
         """The items after the prefix: plain tail items, or contains hits first and then the rest."""
         p = len(arr.prefix)
-        lo, hi = max(0, arr.min - p), None if arr.max is None else arr.max - p
+        lo = max(0, arr.min - p)
+        hi = max(lo, arr.hit_min, OPEN_ITEMS - p) if arr.max is None else arr.max - p
 
         def end(first: bool) -> str | None:
             return None if first else '""'

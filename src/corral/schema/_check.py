@@ -60,8 +60,8 @@ def root_type_ok(schema: Any, sample: Any) -> bool:
     if declared is None:
         return True
     for name in declared if isinstance(declared, list) else [declared]:
-        if name == "integer" and isinstance(sample, int | float) and not isinstance(sample, bool) \
-                and float(sample).is_integer():
+        if name == "integer" and not isinstance(sample, bool) and (
+                isinstance(sample, int) or (isinstance(sample, float) and sample.is_integer())):
             return True
         if name == "number" and isinstance(sample, int | float) and not isinstance(sample, bool):
             return True

@@ -16,7 +16,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from collections.abc import Iterator
+from fractions import Fraction
 from functools import cache
 from typing import Any, Literal
 
@@ -70,7 +72,8 @@ _KNOWN_DIALECTS = {uri.rstrip("#") for uri in validators._META_SCHEMAS}
 @cache
 def _adjusted(base: type[Validator], without_validation: bool, compat: Compat) -> type[Validator]:
     keywords: dict[str, Any] = {"pattern": _pattern, "patternProperties": _pattern_properties,
-                                "additionalProperties": _additional_properties}
+                                "additionalProperties": _additional_properties,
+                                "multipleOf": _exact_multiple_of(base.VALIDATORS["multipleOf"])}
     if compat == "ajv" and base in (validators.Draft4Validator, validators.Draft6Validator):
         later = validators.Draft7Validator.VALIDATORS
         keywords |= {key: later[key] for key in ("const", "contains", "propertyNames", "if")}
@@ -81,6 +84,26 @@ def _adjusted(base: type[Validator], without_validation: bool, compat: Compat) -
     if without_validation:
         keywords |= dict.fromkeys(VALIDATION_KEYWORDS, _annotation)
     return validators.extend(base, keywords)
+
+
+@cache
+def _exact_multiple_of(original: Any) -> Any:
+    """jsonschema's multipleOf, finished exactly where its float arithmetic overflows (an integer too large for a
+    float, or an infinite float from a literal such as 1e400): a verdict instead of an exception."""
+
+    def multiple_of(validator: Validator, divisor: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+        try:
+            found = list(original(validator, divisor, instance, schema))
+        except (OverflowError, ValueError):
+            if isinstance(instance, float) and not math.isfinite(instance):
+                found = [ValidationError(f"{instance!r} is not a finite number, so not a multiple of {divisor}")]
+            elif (Fraction(instance) / Fraction(divisor)).denominator != 1:
+                found = [ValidationError(f"{instance!r} is not a multiple of {divisor}")]
+            else:
+                found = []
+        yield from found
+
+    return multiple_of
 
 
 def _annotation(validator: Validator, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any, ClassVar, Literal
 
 import yaml
@@ -57,15 +58,20 @@ def parse_sample(text: str, format: SampleFormat, extract: bool = True) -> Any:
     body = extract_block(text, format) if extract else text
     if not body.strip():
         raise SampleError(format, "the text is empty")
-    if format == "json":
-        value = json_load(body)
-    elif format == "yaml":
-        value = yaml_load(body)
-    else:
-        try:
-            value = from_xml(body)
-        except XMLDataError as exc:
-            raise SampleError("xml", str(exc)) from None
+    try:
+        if format == "json":
+            value = json_load(body)
+        elif format == "yaml":
+            value = yaml_load(body)
+        else:
+            try:
+                value = from_xml(body)
+            except XMLDataError as exc:
+                raise SampleError("xml", str(exc)) from None
+    except ValueError as exc:  # Python refuses to read an integer longer than its digit limit
+        if isinstance(exc, SampleError) or "integer string conversion" not in str(exc):
+            raise
+        raise SampleError(format, f"a number has more than {sys.get_int_max_str_digits():,} digits") from None
     _check_size(value, format)
     return value
 
@@ -84,8 +90,14 @@ def json_load(text: str) -> Any:
             data[key] = value
         return data
 
+    def finite(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):
+            raise SampleError("json", f"{literal[:20]} is beyond a float's range")
+        return value
+
     try:
-        return json.loads(text, parse_constant=refuse_constant, object_pairs_hook=pairs)
+        return json.loads(text, parse_constant=refuse_constant, parse_float=finite, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         raise SampleError("json", f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:

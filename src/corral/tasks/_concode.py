@@ -116,9 +116,21 @@ def _gen_instances(source: str, schema_form: str, output_form: str, shots: int, 
             id=ident, prompt=gen_prompt(schema, schema_form, output_form),
             target={"schema": schema, "output_form": output_form},
             groups={"schema_form": schema_form, "output_form": output_form, "root_type": _root_type(schema),
-                    "source": source},
+                    "source": source, "enforcement": enforcement_kind(schema, output_form)},
             max_tokens=GEN_MAX_TOKENS, reference=fenced(sample, output_form) if sample is not None else None,
             context=context)
+
+
+def enforcement_kind(schema: Any, output_form: str) -> str:
+    """How constrained decoding treats this schema in this output form: ``exact`` (every keyword is enforced
+    while decoding, so a constrained output that fails is a compiler bug), ``after`` (some keyword is only
+    checked afterwards) or ``none`` (no grammar can be built). A group, so reports split the rates by it."""
+    from corral.grammars import GrammarError, enforcement
+
+    try:
+        return "exact" if enforcement(schema, output_form).sound else "after"  # type: ignore[arg-type]
+    except (GrammarError, ValueError, RecursionError):
+        return "none"
 
 
 def _gen_context(schema_form: str, output_form: str, shots: int, seed: int) -> tuple[dict[str, str], ...]:
