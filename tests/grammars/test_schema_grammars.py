@@ -606,7 +606,8 @@ def test_bad_outputs_and_schemas():
 @pytest.mark.parametrize("output", ["yaml", "xml"])
 def test_open_integers_and_arrays_are_narrowed_so_decoding_ends(output):
     """A small model writes digits or items until its budget runs out when nothing stops it (seen with SmolLM2):
-    an open integer gets at most 15 digits past its bound, an open array at most 8 items (or minItems)."""
+    an open integer gets at most 15 digits past its bound, an open array at most 6 items (or minItems), an
+    open string at most 64 characters."""
     ints = compile_schema({"type": "integer"}, output)
     write = (lambda v: f"{v}") if output == "yaml" else (lambda v: f'<root type="int">{v}</root>')
     assert accepts(ints, write(10**15 - 1)) and accepts(ints, write(-(10**15) + 1))
@@ -621,7 +622,7 @@ def test_open_integers_and_arrays_are_narrowed_so_decoding_ends(output):
         return '<root type="list">' + '<item type="int">1</item>' * n + "</root>"
 
     items = compile_schema({"type": "array", "items": {"const": 1}}, output)
-    assert accepts(items, array(8)) and not accepts(items, array(9))
+    assert accepts(items, array(6)) and not accepts(items, array(7))
     many = compile_schema({"type": "array", "items": {"const": 1}, "minItems": 20}, output)
     assert accepts(many, array(20)) and not accepts(many, array(19)) and not accepts(many, array(21))
 
@@ -641,3 +642,56 @@ def test_unique_items_never_open_an_item_no_value_can_fill(output):
     assert accepts(grammar, full)
     assert not accepts(grammar, full.replace("- 16", "- 16\n- 20") if output == "yaml"
                        else full.replace("</root>", '<item type="int">20</item></root>'))
+
+
+# ------------------------------------------------------------------------------------ bounded JSON output
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=schemas, seed=st.integers(0, 10**6))
+def test_bounded_json_texts_are_valid_against_the_original_schema(schema, seed):
+    """Bounds only remove values: where decoding is sound, it stays sound with them."""
+    if _grammar_or_none(schema, "json") is None or not enforcement(schema, "json").sound:
+        return
+    grammar = compile_schema(schema, "json", bounded=True)
+    for s in range(seed, seed + 3):
+        text = sample(grammar, _walk(s, 0.05 + 0.1 * (s % 4)), max_bytes=3000, strict=True)
+        if text is not None:
+            assert _valid(schema, json.loads(text)), (text, schema)
+
+
+def test_bounded_json_closes_what_the_schema_leaves_open():
+    from corral.grammars._schema_bounds import bounded
+
+    ints = compile_schema({"type": "integer", "minimum": 70, "multipleOf": 5}, "json", bounded=True)
+    assert accepts(ints, str(10**15 + 65)) and not accepts(ints, str(10**15 + 75))
+    assert accepts(compile_schema({"type": "integer"}, "json"), "1" * 20)  # unbounded unless asked
+    items = compile_schema({"type": "array", "items": {"type": "null"}}, "json", bounded=True)
+    assert accepts(items, "[" + ",".join(["null"] * 6) + "]") and not accepts(items, "[" + ",".join(["null"] * 7) + "]")
+    anything = compile_schema({"type": "array"}, "json", bounded=True)
+    assert accepts(anything, '[{"a":[1,"x",null]}]') and not accepts(anything, "[" + "[" * 5 + "]" * 5 + "]")
+    text = compile_schema({"type": "string", "format": "email"}, "json", bounded=True)
+    assert accepts(text, '"a@b.co"') and not accepts(text, '"' + "a" * 60 + '@b.co"')
+    # under not, if and oneOf, removing values could add some: nothing there is bounded
+    for schema, key in (({"not": {"type": "integer"}}, "not"), ({"if": {"maxItems": 2}, "then": {}}, "if"),
+                        ({"oneOf": [{"type": "integer"}, {"minimum": 3}]}, "oneOf")):
+        assert bounded(schema)[key] == schema[key] and "maxItems" in bounded(schema)
+    assert bounded({"$defs": {"n": {"type": "integer"}}, "not": {"$ref": "#/$defs/n"}})["$defs"]["n"] == {
+        "type": "integer"}
+
+
+@pytest.mark.parametrize("output", ["yaml", "xml"])
+def test_open_strings_and_extra_properties_are_narrowed(output):
+    strings = compile_schema({"type": "string"}, output)
+    quoted = (lambda t: f'"{t}"') if output == "yaml" else (lambda t: f'<root type="str">{t}</root>')
+    assert accepts(strings, quoted("a" * 64)) and not accepts(strings, quoted("a" * 65))
+    longer = compile_schema({"type": "string", "minLength": 100}, output)
+    assert accepts(longer, quoted("a" * 100)) and not accepts(longer, quoted("a" * 101))
+    assert accepts(compile_schema({"type": "string", "pattern": "^a+$"}, output), quoted("a" * 200))
+    extras = compile_schema({"type": "object"}, output)
+
+    def obj(n: int) -> str:
+        names = "abcdefgh"[:n]
+        if output == "yaml":
+            return "\n".join(f"{c}: 1" for c in names) if n else "{}"
+        return '<root type="dict">' + "".join(f'<key name="{c}" type="int">1</key>' for c in names) + "</root>"
+
+    assert accepts(extras, obj(6)) and not accepts(extras, obj(7))

@@ -82,15 +82,20 @@ class Enforcement:
 
 
 # ================================================================================================== public API
-def compile_schema(schema: dict[str, Any] | bool, output: Output) -> Grammar:
+def compile_schema(schema: dict[str, Any] | bool, output: Output, bounded: bool = False) -> Grammar:
     """A grammar whose texts are ``output`` (json, yaml or xml) values valid against ``schema``.
 
     Raises ``GrammarError`` for an invalid schema and ``NotExpressible`` (one line: path and keyword) for one
     no grammar can express; see ``enforcement`` for the constraints left to a validator.
+
+    ``bounded``: also bound what the schema leaves open (numbers to 15 digits past a bound, 8 items, 64
+    characters), so that a model decoding under a token budget finishes its sample; sound, since it only
+    removes values. For JSON it costs compile time (llguidance builds the range regexes), so it is asked for;
+    the YAML and XML compilers always bound open integers and arrays, their grammars being built on it.
     """
     _check_output(output)
     if output == "json":
-        return json_grammar(schema)
+        return json_grammar(schema, bounds=bounded)
     return Grammar.lark(_lark_source(_canonical(schema), output), description=f"JSON Schema as {output.upper()}")
 
 
@@ -196,8 +201,17 @@ class JsonPlan:
     dropped: tuple[tuple[str, str], ...] = ()
 
 
-def json_grammar(schema: Any) -> Grammar:
+def json_grammar(schema: Any, bounds: bool = False) -> Grammar:
+    """llguidance's grammar for the plan's schema; with ``bounds``, first narrowed so decoding ends
+    (``_schema_bounds``), falling back to the plan's own schema if llguidance refuses the narrowed one."""
+    from ._schema_bounds import bounded
+
     plan = _json_plan(_canonical(schema))
+    if bounds:
+        try:
+            return Grammar.json_schema(bounded(plan.schema), description="JSON Schema (bounded)")
+        except GrammarError:
+            pass
     return Grammar.json_schema(plan.schema, description="JSON Schema")
 
 
@@ -290,6 +304,18 @@ def _json_gaps(d: dict[str, Any], path: str, plan: JsonPlan, lowerer: _Lowerer) 
         yield "maxProperties", "llguidance counts only extra properties when some listed ones are optional"
     if _open_object(d):
         yield "additionalProperties", "llguidance lets an extra property repeat a key, which a JSON parser refuses"
+    if _open_items(d):
+        yield "items", "items left open may be objects, and llguidance lets an object repeat a key"
+
+
+def _open_items(d: dict[str, Any]) -> bool:
+    """Whether an array here may hold any value (no ``items``), so possibly an object with a repeated key."""
+    if "array" not in _declared_types(d) or "const" in d or "enum" in d or d.get("maxItems") == 0:
+        return False
+    if "items" in d or "unevaluatedItems" in d:
+        return False
+    delegated = any(k in d for k in ("$ref", "allOf", "anyOf", "oneOf")) and "type" not in d
+    return not delegated
 
 
 def _declared_types(d: dict[str, Any]) -> set[str]:
@@ -1917,8 +1943,13 @@ FENCE = "```"
 OPEN_INT_DIGITS = 15
 """An integer with no bound on a side gets at most this many digits past the other bound (sound narrowing: a
 small model otherwise writes digits until its token budget ends)."""
-OPEN_ITEMS = 8
-"""An array with no maxItems gets at most this many items (or minItems, if more), for the same reason."""
+OPEN_ITEMS = 6
+"""An array with no maxItems gets at most this many items (or minItems, if more), an object at most this many
+extra properties, for the same reason."""
+OPEN_LENGTH = 64
+"""A string with no maxLength and no pattern or format gets at most this many characters (or minLength)."""
+OPEN_PLACES = 6
+"""Digits after the point in a number whose bounds need no more (a model repeats 8s until the budget ends)."""
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """First letters of extra property names: one bit each, so no two extra names are equal."""
@@ -1953,7 +1984,8 @@ class Emitter:
         lo = max(alt.min_len, 1 if nonempty else 0)
         if alt.max_len is not None and lo > alt.max_len:
             return None
-        parts = [f"(?:{char}){_count(lo, alt.max_len)}" if (lo, alt.max_len) != (0, None) else f"(?:{char})*"]
+        hi = alt.max_len if alt.max_len is not None or alt.include else max(lo, OPEN_LENGTH)
+        parts = [f"(?:{char}){_count(lo, hi)}" if (lo, hi) != (0, None) else f"(?:{char})*"]
         for rx in alt.include:
             found = enc.rx_regex(rx)
             if found is None:
@@ -1999,7 +2031,7 @@ class Emitter:
     def float_symbol(self, alt: Float) -> str | None:
         bounds = [abs(b) for b in (alt.lo, alt.hi) if b is not None]
         digits = max([16] + [len(_split(b)[0]) + 1 for b in bounds])
-        places = max([17] + [len(_split(b)[1]) + 2 for b in bounds])  # room for values between tiny bounds
+        places = max([OPEN_PLACES] + [len(_split(b)[1]) + 2 for b in bounds])  # room between tiny bounds
         frac = f"\\.[0-9]{{1,{places}}}"
         form = f"-?(?:0|[1-9][0-9]{{0,{digits}}})" + (frac if not self.xml else f"(?:{frac})?")
         if alt.exponent:
@@ -2058,20 +2090,21 @@ class Emitter:
     def extras(self, obj: Obj, first: bool, entry) -> str | None:
         """Extra properties, distinct by first letter: ``entry(letter, first)`` writes one (None: impossible)."""
         count = "[0:52]"
+        most = min(obj.extra_max, max(obj.extra_min, OPEN_ITEMS))
         rest = [_if('""', f"bit_count_ge({count}, {obj.extra_min})" if obj.extra_min > 0 else "")]
         heads: list[str] = []
         for k, letter in enumerate(LETTERS):
             sym = entry(letter, False)
             if sym is None:
                 continue
-            room = f"bit_count_lt({count}, {obj.extra_max})" if obj.extra_max < 52 else ""
+            room = f"bit_count_lt({count}, {most})" if most < 52 else ""
             rest.append(_if(f"{sym} \0::set_bit({k})", _and(f"bit_clear({k})", room)))
             if first:
                 heads.append(f"{entry(letter, True)} \0::{hex(1 << k)}")
         name = self.b.parametric(rest)
         if not first:
             return f"{name}::0x0"
-        if not heads or obj.extra_max < 1:
+        if not heads or most < 1:
             return None
         return self.b.rule(h.replace("\0", name) for h in heads)
 

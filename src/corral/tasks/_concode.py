@@ -302,7 +302,8 @@ def concode_gen(schema_form: str = "json", output_form: str = "json", shots: int
         from corral.schema import SchemaInputError
 
         try:
-            return compile_schema(instance.target["schema"], output_form)  # type: ignore[arg-type]
+            # bounded: a sample cut off by the token budget is no sample
+            return compile_schema(instance.target["schema"], output_form, bounded=True)  # type: ignore[arg-type]
         except (SchemaInputError, ValueError) as exc:
             if isinstance(exc, NotExpressible):
                 raise
