@@ -24,7 +24,7 @@ def smol():
 @pytest.mark.parametrize("output_form", ["json", "yaml", "xml"])
 def test_constrained_samples_are_all_valid_where_every_keyword_is_enforced(smol, tmp_path, output_form):
     task = get_task("concode-gen", output_form=output_form)
-    run, summary = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained",
+    run, _ = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained",
                             filters={"enforcement": ["exact"]}, limit=SCHEMAS, loaded_model=smol)
     records = read_records(run)
     assert len(records) == SCHEMAS and {r.groups["enforcement"] for r in records} == {"exact"}

@@ -133,6 +133,25 @@ def _sized(text: str, what: str) -> str:
 
 
 def _check_schema(schema: dict[str, Any] | bool) -> None:
+    """Raise ``GrammarError`` naming the path if ``schema`` breaks its dialect's meta-schema.
+
+    jsonschema-rs decides first (about 75 times faster, which keeps compile_schema's JSON path within a few
+    percent of llguidance alone); only a schema it refuses goes to jsonschema, whose verdict is final and whose
+    message names the path. The two differ on 18 of 5,071 shipped and test-suite schemas, all accepted by
+    jsonschema-rs: ECMA-262 patterns Python's ``re`` cannot read (``(?<name>…)``, ``\\p{Letter}``, ``\\cC``),
+    which JSON Schema allows, and two lenient string formats (tests/grammars/test_meta_check.py).
+    """
+    import jsonschema_rs
+
+    try:
+        if jsonschema_rs.meta.is_valid(schema):
+            return
+    except Exception:  # an unknown $schema, say: jsonschema decides
+        pass
+    _check_schema_slowly(schema)
+
+
+def _check_schema_slowly(schema: dict[str, Any] | bool) -> None:
     from jsonschema import Draft202012Validator, exceptions, validators
 
     cls = validators.validator_for(schema, default=Draft202012Validator) if isinstance(schema, dict) else None

@@ -212,7 +212,8 @@ def json_grammar(schema: Any, bounds: bool = False) -> Grammar:
             return Grammar.json_schema(bounded(plan.schema), description="JSON Schema (bounded)")
         except GrammarError:
             pass
-    return Grammar.json_schema(plan.schema, description="JSON Schema")
+    # the plan's schema was checked (meta-schema) and compiled by llguidance already: not again
+    return Grammar("json_schema", json.dumps(plan.schema, sort_keys=True, separators=(",", ":")), "JSON Schema")
 
 
 def _llg_error(schema: Any) -> str | None:
