@@ -34,18 +34,6 @@ def _percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def _walk(seed: int, stop: float):
-    rng = random.Random(seed)
-
-    def choose(allowed: list[int]) -> int:
-        if 256 in allowed and rng.random() < stop:
-            return 256
-        others = [a for a in allowed if a != 256] or allowed
-        return rng.choice(others)
-
-    return choose
-
-
 def _masks(matcher, words: np.ndarray, steps: int, seed: int) -> list[float]:
     """Seconds per full mask over a seeded random walk of ``steps`` tokens."""
     rng = random.Random(seed)
@@ -66,13 +54,14 @@ def _masks(matcher, words: np.ndarray, steps: int, seed: int) -> list[float]:
 def _empirical(schema: Any, grammar, output: str, samples: int, seed: int) -> bool | None:
     """True if every drawn text is a valid sample; None if no text could be drawn within the byte budget."""
     from corral.grammars import sample
+    from corral.grammars._sample import random_walk
     from corral.schema import parse_sample
     from corral.schema._validate import is_valid
 
     drawn = 0
     for k in range(samples):
         try:
-            text = sample(grammar, _walk(seed + k, 0.1 + 0.2 * k), max_bytes=4000)
+            text = sample(grammar, random_walk(seed + k, 0.1 + 0.2 * k), max_bytes=4000)
         except ValueError:
             return False
         if text is None:

@@ -5,7 +5,6 @@ probes of llguidance itself), and what cannot be compiled is refused in one line
 from __future__ import annotations
 
 import json
-import random
 import time
 from typing import Any
 
@@ -15,7 +14,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from corral.grammars import Grammar, NotExpressible, accepts, sample
-from corral.grammars._sample import engine_check
+from corral.grammars._sample import engine_check, random_walk
 from corral.grammars._schema import (
     ASSERTIONS,
     FORMAT_PATTERNS,
@@ -34,16 +33,7 @@ OUTPUTS = ("json", "yaml", "xml")
 
 # ----------------------------------------------------------------------------------------------- helpers
 def _walk(seed: int, stop: float = 0.2):
-    """A random byte walk that ends with probability ``stop`` whenever it may (so values vary in size)."""
-    rng = random.Random(seed)
-
-    def choose(allowed: list[int]) -> int:
-        if 256 in allowed and rng.random() < stop:
-            return 256
-        others = [a for a in allowed if a != 256] or allowed
-        return rng.choice(others)
-
-    return choose
+    return random_walk(seed, stop)
 
 
 def _valid(schema: Any, value: Any) -> bool:

@@ -130,6 +130,22 @@ def witness(grammar: Grammar, hints: tuple[str, ...] = (), budget: int = 20_000,
     return None
 
 
+def random_walk(seed: int, stop: float = 0.2) -> Callable[[list[int]], int]:
+    """A ``choose`` for ``sample``: a seeded random byte that ends with probability ``stop`` whenever the grammar
+    allows the end (so drawn values vary in size)."""
+    import random
+
+    rng = random.Random(seed)
+
+    def choose(allowed: list[int]) -> int:
+        if EOS in allowed and rng.random() < stop:
+            return EOS
+        others = [a for a in allowed if a != EOS] or allowed
+        return rng.choice(others)
+
+    return choose
+
+
 def sample(grammar: Grammar, choose: Callable[[list[int]], int], max_bytes: int = 2_000,
            strict: bool = False) -> str | None:
     """A random text of ``grammar``: ``choose`` picks the next byte among the allowed (``EOS`` = 256 ends).
