@@ -89,7 +89,8 @@ class Grammar:
         if not isinstance(schema, dict | bool):
             raise GrammarError(f"a JSON Schema must be an object or a boolean, not {type(schema).__name__}")
         _check_schema(schema)
-        grammar = cls("json_schema", json.dumps(schema, sort_keys=True, separators=(",", ":")), description)
+        # compact, in its own key order: llguidance writes properties in the order the schema lists them
+        grammar = cls("json_schema", json.dumps(schema, separators=(",", ":")), description)
         grammar.validate()
         return grammar
 

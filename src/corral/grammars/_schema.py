@@ -28,6 +28,15 @@ from typing import Any, Literal
 
 from ._compile import NotExpressible
 from ._grammar import Grammar, GrammarError, _check_schema
+from ._schema_json_plan import (
+    JSON_FORMATS_EXACT,
+    JSON_FORMATS_UNSOUND,
+    JSON_IGNORED,
+    JsonPlan,
+    compact,
+    json_plan,
+    llg_error,
+)
 
 Output = Literal["json", "yaml", "xml"]
 OUTPUTS: tuple[Output, ...] = ("json", "yaml", "xml")
@@ -117,7 +126,7 @@ def _canonical(schema: Any) -> str:
     if not isinstance(schema, dict | bool):
         raise GrammarError(f"a JSON Schema must be an object or a boolean, not {type(schema).__name__}")
     _check_schema(schema)
-    return json.dumps(schema, sort_keys=False)
+    return compact(schema)
 
 
 def _enforcement_of(used: Iterable[str], after: Iterable[tuple[str, str, str]]) -> Enforcement:
@@ -161,113 +170,28 @@ def _refuse(path: str, keyword: str, reason: str) -> NotExpressible:
 
 
 # ============================================================================================ JSON output
-# What llguidance 1.9.1's JSON Schema compiler does with each keyword, found by probing it (the probe tests in
-# tests/grammars/test_schema_grammars.py keep this table honest): it rejects the keywords below unless told to be
-# lenient, and lenient mode then ignores them.
-JSON_IGNORED = {
-    "uniqueItems": "llguidance ignores it (lenient mode)",
-    "contains": "llguidance ignores it (lenient mode)",
-    "minContains": "llguidance ignores it (lenient mode)",
-    "maxContains": "llguidance ignores it (lenient mode)",
-    "not": "llguidance ignores it (lenient mode)",
-    "if": "llguidance ignores if/then/else (lenient mode)",
-    "then": "llguidance ignores if/then/else (lenient mode)",
-    "else": "llguidance ignores if/then/else (lenient mode)",
-    "dependentRequired": "llguidance ignores it (lenient mode)",
-    "dependentSchemas": "llguidance ignores it (lenient mode)",
-    "dependencies": "llguidance ignores it (lenient mode)",
-    "propertyNames": "llguidance ignores it (lenient mode)",
-    "unevaluatedProperties": "llguidance ignores it (lenient mode)",
-    "unevaluatedItems": "llguidance ignores it (lenient mode)",
-    "$dynamicRef": "llguidance ignores it (lenient mode)",
-}
-JSON_FORMATS_EXACT = frozenset({"email", "ipv4", "ipv6", "uuid", "uri", "duration"})
-JSON_FORMATS_UNSOUND = {
-    "date": "llguidance accepts days a month does not have (2023-02-29) and year 0000",
-    "time": "llguidance accepts second 60 (a leap second), which jsonschema refuses",
-    "date-time": "llguidance accepts second 60 (a leap second), which jsonschema refuses",
-    "hostname": "llguidance does not limit a hostname to 253 characters",
-}
-_LLG_FORMATS = JSON_FORMATS_EXACT | set(JSON_FORMATS_UNSOUND)
-
-
-@dataclass(frozen=True)
-class JsonPlan:
-    """The schema handed to llguidance: the caller's, made lenient when llguidance refuses a keyword, minus the
-    values it cannot compile even then (``dropped``: path and keyword of each)."""
-
-    schema: Any
-    strict: bool
-    dropped: tuple[tuple[str, str], ...] = ()
-
-
 def json_grammar(schema: Any, bounds: bool = False) -> Grammar:
-    """llguidance's grammar for the plan's schema; with ``bounds``, first narrowed so decoding ends
-    (``_schema_bounds``), falling back to the plan's own schema if llguidance refuses the narrowed one."""
+    """llguidance's grammar for the plan's schema (``_schema_json_plan``); with ``bounds``, first narrowed so
+    decoding ends (``_schema_bounds``), falling back to the plan's own schema if llguidance refuses the narrowed
+    one. The bounded path compiles to check (it is for decoding under a budget, where a refusal must be known
+    before the first token); the plain one leaves llguidance's own refusals to the grammar's first compile."""
     from ._schema_bounds import bounded
 
-    plan = _json_plan(_canonical(schema))
+    plan = json_plan(_canonical(schema))
     if bounds:
         try:
             return Grammar.json_schema(bounded(plan.schema), description="JSON Schema (bounded)")
         except GrammarError:
             pass
-    # the plan's schema was checked (meta-schema) and compiled by llguidance already: not again
-    return Grammar("json_schema", json.dumps(plan.schema, sort_keys=True, separators=(",", ":")), "JSON Schema")
-
-
-def _llg_error(schema: Any) -> str | None:
-    from llguidance import LLMatcher
-
-    try:
-        grammar = LLMatcher.grammar_from_json_schema(json.dumps(schema), defaults={"whitespace_flexible": False})
-        is_error, messages = LLMatcher.validate_grammar_with_warnings(grammar)
-    except ValueError as exc:
-        return str(exc).strip().splitlines()[0]
-    return (messages[0].strip().splitlines() or ["rejected"])[0] if is_error else None
-
-
-def _lenient(schema: Any) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    options = schema.get("x-guidance", {})
-    return {**schema, "x-guidance": {**(options if isinstance(options, dict) else {}), "lenient": True}}
-
-
-_DROPPABLE = ("pattern", "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-"""Keywords whose value llguidance may refuse on its own (an unreadable regex, a multipleOf with too many
-digits, a float range it cannot build): such a value is dropped from the decoding schema and reported."""
-
-
-@lru_cache(maxsize=256)
-def _json_plan(canonical: str) -> JsonPlan:
-    schema = json.loads(canonical)
-    if _llg_error(schema) is None:
-        return JsonPlan(schema, True)
-    lenient = _lenient(schema)
-    if _llg_error(lenient) is None:
-        return JsonPlan(lenient, False)
-    dropped = []
-    for d, path in walk_schemas(lenient):
-        for keyword in _DROPPABLE:
-            if keyword in d and _llg_error(_alone(d, keyword)) is not None:
-                del d[keyword]
-                dropped.append((path, keyword))
-    error = _llg_error(lenient)
-    if error is not None:
-        raise _refuse("#", "(schema)", f"llguidance refuses it: {error}")
-    return JsonPlan(lenient, False, tuple(dropped))
-
-
-def _alone(d: dict[str, Any], keyword: str) -> dict[str, Any]:
-    """``keyword`` of ``d`` in a schema of its own (with ``d``'s type, which some keywords need)."""
-    kind = "string" if keyword == "pattern" else "integer" if d.get("type") == "integer" else "number"
-    return {"type": kind, keyword: d[keyword]}
+        if not plan.compiled and (error := llg_error(plan.source)) is not None:
+            raise _refuse("#", "(schema)", f"llguidance refuses it: {error}")
+    # the schema passed its meta-schema check in _canonical: Grammar.json_schema would check it again
+    return Grammar("json_schema", plan.source, "JSON Schema")
 
 
 def json_enforcement(schema: Any) -> Enforcement:
     """Each keyword as llguidance's compiler treats it (see ``JSON_IGNORED`` and the format tables)."""
-    plan = _json_plan(_canonical(schema))
+    plan = json_plan(_canonical(schema))
     lowerer = _Lowerer(schema)
     used: set[str] = set()
     after: list[tuple[str, str, str]] = []
