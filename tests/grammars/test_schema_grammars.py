@@ -509,6 +509,7 @@ IGNORED_PROBES = [
     ({"type": "object", "additionalProperties": {"type": "integer"}}, "additionalProperties", '{"a":1,"a":2}'),
     ({"type": "string", "pattern": "^.$"}, "pattern", '"\\r"'),
     ({"type": "number", "multipleOf": 0.1}, "multipleOf", "0.3"),
+    ({"type": "number"}, "type", "1e999"),  # overflows to inf: not a sample
 ]
 
 
@@ -551,6 +552,15 @@ def test_json_keywords_called_exact_are_enforced_by_llguidance(schema, violation
     found = enforcement(schema, "json")
     assert found.sound, found.after
     assert not _json_accepts(schema, violation)
+
+
+def test_bounds_close_the_overflow_gap():
+    schema = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"],
+              "additionalProperties": False}
+    assert ("#/properties/x", "type") in {(p, k) for p, k, _ in enforcement(schema, "json").after}
+    assert _json_accepts(schema, '{"x":-1e999}')
+    assert enforcement(schema, "json", bounded=True).sound
+    assert not accepts(compile_schema(schema, "json", bounded=True), '{"x":-1e999}')
 
 
 def test_json_lenient_mode_only_when_needed():

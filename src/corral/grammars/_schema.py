@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from ._compile import NotExpressible
 from ._grammar import Grammar, GrammarError, _check_schema
+from ._schema_bounds import bounded
 from ._schema_json_plan import (
     JSON_FORMATS_EXACT,
     JSON_FORMATS_UNSOUND,
@@ -108,11 +109,14 @@ def compile_schema(schema: dict[str, Any] | bool, output: Output, bounded: bool 
     return Grammar.lark(_lark_source(_canonical(schema), output), description=f"JSON Schema as {output.upper()}")
 
 
-def enforcement(schema: dict[str, Any] | bool, output: Output) -> Enforcement:
-    """Which of ``schema``'s keywords decoding enforces exactly, and which it leaves to a later check (why)."""
+def enforcement(schema: dict[str, Any] | bool, output: Output, bounded: bool = False) -> Enforcement:
+    """Which of ``schema``'s keywords decoding enforces exactly, and which it leaves to a later check (why).
+
+    ``bounded``: for the grammar ``compile_schema(..., bounded=True)`` gives (JSON only: the YAML and XML grammars
+    are always bounded); bounds close gaps, an unbounded number's overflowing exponent for one."""
     _check_output(output)
     if output == "json":
-        return json_enforcement(schema)
+        return json_enforcement(schema, bounded)
     lowered = _lowered(_canonical(schema), output)
     return _enforcement_of(lowered.used, lowered.after)
 
@@ -175,8 +179,6 @@ def json_grammar(schema: Any, bounds: bool = False) -> Grammar:
     decoding ends (``_schema_bounds``), falling back to the plan's own schema if llguidance refuses the narrowed
     one. The bounded path compiles to check (it is for decoding under a budget, where a refusal must be known
     before the first token); the plain one leaves llguidance's own refusals to the grammar's first compile."""
-    from ._schema_bounds import bounded
-
     plan = json_plan(_canonical(schema))
     if bounds:
         try:
@@ -189,17 +191,36 @@ def json_grammar(schema: Any, bounds: bool = False) -> Grammar:
     return Grammar("json_schema", plan.source, "JSON Schema")
 
 
-def json_enforcement(schema: Any) -> Enforcement:
+def json_enforcement(schema: Any, bounds: bool = False) -> Enforcement:
     """Each keyword as llguidance's compiler treats it (see ``JSON_IGNORED`` and the format tables)."""
     plan = json_plan(_canonical(schema))
     lowerer = _Lowerer(schema)
     used: set[str] = set()
     after: list[tuple[str, str, str]] = []
+    decoded = bounded(plan.schema) if bounds else schema
+    overflowing = {path for d, path in walk_schemas({} if decoded is True else decoded) if _overflows(d)}
     for d, path in walk_schemas({} if schema is True else schema):
         used.update(k for k in d if k in ASSERTIONS)
         for keyword, reason in _json_gaps(d, path, plan, lowerer):
             after.append((path, keyword, reason))
+        if path in overflowing:
+            after.append((path, "type", "llguidance lets an unbounded number take an exponent past a float's range "
+                                        "(1e999), which the sample parser refuses"))
     return _enforcement_of(used, after)
+
+
+def _overflows(d: dict[str, Any]) -> bool:
+    """Whether llguidance may write a number here with an exponent that overflows a float: it writes exponents
+    only for a number with no bound and no ``multipleOf`` (probed)."""
+    if not _may_be_fractional(d) or "multipleOf" in d:
+        return False
+    bounded_here = any(_is_number(d.get(k)) for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"))
+    delegated = any(k in d for k in ("$ref", "allOf", "anyOf", "oneOf")) and "type" not in d
+    return not bounded_here and not delegated
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _json_gaps(d: dict[str, Any], path: str, plan: JsonPlan, lowerer: _Lowerer) -> Iterator[tuple[str, str]]:

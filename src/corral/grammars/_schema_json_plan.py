@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 # What llguidance 1.9.1's JSON Schema compiler does with each keyword, found by probing it (the probe tests in
 # tests/grammars/test_schema_grammars.py keep this table honest): it rejects the keywords below unless told to be
 # lenient (``uniqueItems: false`` included), and lenient mode then ignores them.
@@ -78,8 +80,6 @@ def compact(schema: Any) -> str:
     """The schema's text as the plan reads it and llguidance gets it: compact, in the schema's own key order
     (llguidance writes properties in the order the schema lists them). orjson is 7 times faster than ``json``,
     which matters at a compile's scale (1 ms); ``json`` writes what orjson refuses (integers past 64 bits)."""
-    import orjson
-
     try:
         return orjson.dumps(schema).decode()
     except TypeError:

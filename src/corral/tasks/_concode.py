@@ -128,7 +128,8 @@ def enforcement_kind(schema: Any, output_form: str) -> str:
     from corral.grammars import GrammarError, enforcement
 
     try:
-        return "exact" if enforcement(schema, output_form).sound else "after"  # type: ignore[arg-type]
+        # concode-gen decodes with compile_schema(..., bounded=True): its enforcement is the bounded grammar's
+        return "exact" if enforcement(schema, output_form, bounded=True).sound else "after"  # type: ignore[arg-type]
     except (GrammarError, ValueError, RecursionError):
         return "none"
 
