@@ -143,3 +143,30 @@ def test_runs_command_on_a_missing_root_is_an_error(tmp_path):
     result = runner.invoke(app, ["runs", str(tmp_path / "nowhere")])
     assert result.exit_code == 2
     assert "error:" in result.output and "nowhere" in result.output
+
+
+def test_recheck_judges_the_stored_outputs_again(tmp_path):
+    """A run whose records carry stale verdicts (a checker fixed since): --recheck reports the current ones."""
+    from corral.tasks import get_task
+
+    options = {"schema_form": "json", "output_form": "json", "shots": 0, "schemas": "concode", "n": 3, "seed": 0}
+    task = get_task("concode-gen", **options)
+    first, second = list(task.instances())[:2]
+    config = RunConfig(task="concode-gen", task_version=task.version, model="smollm2", backend="llamacpp",
+                       extract="raw", task_options=options, instances=[first.id, second.id]).with_hash()
+    valid = first.reference.removeprefix("```json\n").removesuffix("\n```")
+    stale = [  # both recorded as failing, quality missing: the first is a valid sample
+        record(first.id, 0, 0, False).model_copy(update={"output": valid, "answer": valid, "groups": first.groups}),
+        record(second.id, 0, 0, False).model_copy(update={"output": "not JSON", "answer": "not JSON",
+                                                         "groups": second.groups}),
+    ]
+    run = write_run(tmp_path / "run", config, stale)
+    plain = (write_report([run], tmp_path / "plain")).read_text(encoding="utf-8")
+    rechecked = write_report([run], tmp_path / "rechecked", recheck=True).read_text(encoding="utf-8")
+    assert "| 0.0% ± 0.0 |" in plain and "| 50.0% ± 50.0 |" in rechecked, rechecked
+    assert "parsed 100.0" in rechecked and "parsed 0.0" in rechecked and "parsed" not in plain
+    assert (run / "records.jsonl").read_text(encoding="utf-8").count('"passed":false') == 2  # the run is unchanged
+    result = runner.invoke(app, ["report", str(run), "--recheck", "--out", str(tmp_path / "cli")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "cli" / "report.md").read_text(encoding="utf-8") == rechecked.replace(
+        str(tmp_path / "rechecked"), str(tmp_path / "cli"))

@@ -16,7 +16,11 @@ def test_reference_samples_pass_in_every_form_pair(schema_form, output_form):
     task = get_task("concode-gen", schema_form=schema_form, output_form=output_form, n=6)
     for instance in select(task):
         assert task.check(instance, instance.reference).passed, instance.id
-        assert task.quality(instance, instance.reference) == {"parsed": 1.0, "root_type_ok": 1.0}
+        quality = task.quality(instance, instance.reference)
+        assert quality["parsed"] == quality["root_type_ok"] == 1.0
+        violated = {k: v for k, v in quality.items() if k.startswith("violated:")}
+        assert violated and set(violated.values()) == {0.0}  # a rate per keyword the schema uses: none broken
+        assert not any(k.startswith("locality:") for k in quality)  # locality only for a broken sample
         assert instance.groups["schema_form"] == schema_form
         assert f"```{output_form}" in instance.prompt
 
@@ -28,6 +32,8 @@ def test_gen_counts_invalid_samples_root_types_and_keywords():
     assert task.quality(instance, "no sample here {") == {"parsed": 0.0, "root_type_ok": 0.0}
     wrong_root = task.quality(instance, "```json\n[1, 2]\n```")
     assert wrong_root["parsed"] == 1.0 and wrong_root["root_type_ok"] == 0.0 and wrong_root["violated:type"] == 1.0
+    assert wrong_root["locality:begin"] == 1.0  # "type" opens the schema's text
+    assert sum(wrong_root[f"locality:{b}"] for b in ("begin", "middle", "end")) >= 1
     verdict = task.check(instance, "```json\n[1, 2]\n```")
     assert not verdict.passed and "not of type 'object'" in verdict.feedback
 

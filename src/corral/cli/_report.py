@@ -29,6 +29,9 @@ def report_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories (each with config.json and records.jsonl).")],
     out: Annotated[Path | None, typer.Option("--out", help="Where to write report.md and its charts (default: the "
                                              "run directory for one run, else 'report' beside the first).")] = None,
+    recheck: Annotated[bool, typer.Option("--recheck", help="Judge the stored outputs again with the tasks' "
+                                          "current checkers (no model runs; the run directories are unchanged).")
+                       ] = False,
 ) -> None:
     """Write a Markdown report with charts comparing RUNS, and print the path of report.md."""
     from corral.evaluation._report import write_report
@@ -36,7 +39,7 @@ def report_command(
     if out is None:
         out = runs[0] if len(runs) == 1 else runs[0].parent / "report"
     try:
-        path = write_report(runs, out)
+        path = write_report(runs, out, recheck=recheck)
     except RunError as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:

@@ -23,14 +23,16 @@ GROUP_ROUND_CHART = "success_by_round_by_{key}.png"
 QUALITY_ROUND_CHART = "quality_by_round_by_{key}.png"
 
 
-def write_report(runs: Sequence[Path], out: Path) -> Path:
+def write_report(runs: Sequence[Path], out: Path, recheck: bool = False) -> Path:
     """Write ``out/report.md`` and its charts comparing ``runs`` (one column or series per run); return its path.
 
-    Raises RunError, naming the path, for a run directory that is missing or cannot be read.
+    ``recheck``: judge the stored outputs again with the tasks' current checkers first (``rejudge``); the run
+    directories are not changed. Raises RunError, naming the path, for a run directory that is missing or cannot
+    be read.
     """
     if not runs:
         raise RunError("no run directories given")
-    summaries = [_load(Path(run)) for run in runs]
+    summaries = [_load(Path(run), recheck) for run in runs]
     labels = _labels(summaries, runs)
     out.mkdir(parents=True, exist_ok=True)
     charts = _charts(summaries, labels, out)
@@ -39,10 +41,15 @@ def write_report(runs: Sequence[Path], out: Path) -> Path:
     return path
 
 
-def _load(run: Path) -> dict[str, Any]:
+def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
     if not run.is_dir():
         raise RunError(f"{run}: no such run directory")
-    return summarize(read_config(run), read_records(run))
+    config, records = read_config(run), read_records(run)
+    if recheck:
+        from ._runner import rejudge
+
+        records = rejudge(config, records)
+    return summarize(config, records)
 
 
 def _labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:

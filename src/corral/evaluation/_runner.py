@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -289,6 +289,32 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
         decoding=decoding, fallback_reason=fallback, finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers)
+
+
+def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:
+    """The records judged again by the task's current checker and quality metrics, with the outputs kept: the
+    verdict, score, parts, feedback and quality are recomputed, and no model runs. For a run made before a fix to
+    a checker or a metric. A feedback round's prompt still holds the feedback the model was given then.
+
+    Raises RunError when the task cannot be rebuilt from ``config`` or no longer has a recorded instance.
+    """
+    try:
+        task = get_task(config.task, **config.task_options)
+    except (ValueError, KeyError) as exc:
+        raise RunError(f"cannot rebuild task {config.task!r} to judge again: {exc}") from None
+    instances = {instance.id: instance for instance in task.instances()}
+    judged = []
+    for record in records:
+        instance = instances.get(record.instance)
+        if instance is None:
+            raise RunError(f"cannot judge {record.instance!r} again: task {config.task!r} no longer has it")
+        answer = task.answer(record.output)
+        judgement = task.check(instance, answer)
+        judged.append(record.model_copy(update={
+            "answer": answer, "passed": judgement.passed, "score": judgement.score,
+            "parts": judgement.to_json().get("parts", []), "feedback": "" if judgement.passed else judgement.feedback,
+            "quality": task.quality(instance, answer) if task.quality is not None else {}}))
+    return judged
 
 
 def _model_id(config: RunConfig) -> str:

@@ -203,13 +203,38 @@ def _gen_check(instance: TaskInstance, answer: str):  # -> SampleVerdict
     return check_sample(instance.target["schema"], answer, instance.target["output_form"])
 
 
+CENSUS_KEYWORDS = frozenset({
+    "type", "enum", "const", "required", "additionalProperties", "propertyNames", "minProperties", "maxProperties",
+    "dependentRequired", "dependencies", "unevaluatedProperties", "contains", "minContains", "maxContains",
+    "minItems", "maxItems", "uniqueItems", "unevaluatedItems", "minLength", "maxLength", "pattern", "format",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "anyOf", "oneOf", "not",
+})  # fmt: skip
+"""The keywords a validator names when a value breaks them (applicators such as ``properties`` or ``allOf`` pass
+the blame to the keyword inside): the error census counts these."""
+
+
 def _gen_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+    """Rates, as means over the records that carry each key (Table 1, Table 4 and Figure 1 of the paper):
+
+    * ``parsed`` (100 minus IS%), ``root_type_ok`` (100 minus RTV%): every answer;
+    * ``violated:K``: a parsed answer to a schema that uses keyword K, 1 if it breaks K (the error census, as a
+      rate per keyword);
+    * ``locality:B``: an answer that breaks the schema, 1 if a violated constraint sits in that third of the
+      schema's text (begin, middle, end).
+    """
+    from corral.schema import keyword_census
+
+    schema = instance.target["schema"]
     verdict = _gen_check(instance, answer)
     values = {"parsed": float(verdict.parsed), "root_type_ok": float(verdict.root_type_ok)}
-    for keyword in verdict.keywords:
-        values[f"violated:{keyword}"] = 1.0
-    for bucket in {locality(instance.target["schema"], v.schema_path) for v in verdict.violations}:
-        values[f"locality:{bucket}"] = 1.0
+    if verdict.parsed:
+        broken = set(verdict.keywords)
+        for keyword in sorted((set(keyword_census(schema)) & CENSUS_KEYWORDS) | broken):
+            values[f"violated:{keyword}"] = float(keyword in broken)
+    if verdict.violations:
+        buckets = {locality(schema, v.schema_path) for v in verdict.violations}
+        for bucket in ("begin", "middle", "end"):
+            values[f"locality:{bucket}"] = float(bucket in buckets)
     return values
 
 
