@@ -170,3 +170,13 @@ def test_recheck_judges_the_stored_outputs_again(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "cli" / "report.md").read_text(encoding="utf-8") == rechecked.replace(
         str(tmp_path / "rechecked"), str(tmp_path / "cli"))
+
+
+def test_runs_sharing_a_label_are_told_apart_by_their_differing_task_options():
+    from corral.evaluation._report import _labels
+
+    summaries = [{"label": "smollm2 (free)", "hash": f"{i}" * 16, "task_options": {"n": 10, "output_form": form}}
+                 for i, form in enumerate(["json", "xml"])] + [
+                {"label": "smollm2 (constrained)", "hash": "c" * 16, "task_options": {"n": 10, "output_form": "json"}}]
+    assert _labels(summaries, [Path("a"), Path("b"), Path("c")]) == [
+        "smollm2 (free) [output_form=json]", "smollm2 (free) [output_form=xml]", "smollm2 (constrained)"]

@@ -8,6 +8,7 @@ pass@k, and cumulative success over feedback rounds (its Figure 8).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,17 @@ def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
 
 
 def _labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:
-    """Each run's config label; runs sharing one are told apart by hash prefix, then by directory name."""
+    """Each run's config label; runs sharing one are told apart by the task options that differ between them
+    (``schema_form=yaml output_form=xml``), then by hash prefix, then by directory name."""
     labels = [s["label"] for s in summaries]
-    tags = ([s["hash"][:8] for s in summaries], [Path(run).name for run in runs],
+    options = [s.get("task_options", {}) for s in summaries]
+    differing = sorted({k for o in options for k in o if len({json.dumps(p.get(k)) for p in options}) > 1})
+    tags = ([" ".join(f"{k}={o.get(k)}" for k in differing) for o in options] if differing else None,
+            [s["hash"][:8] for s in summaries], [Path(run).name for run in runs],
             [f"#{i}" for i in range(1, len(runs) + 1)])
     for tag in tags:
-        labels = [f"{label} [{tag[i]}]" if labels.count(label) > 1 else label for i, label in enumerate(labels)]
+        if tag is not None:
+            labels = [f"{label} [{tag[i]}]" if labels.count(label) > 1 else label for i, label in enumerate(labels)]
     return labels
 
 
