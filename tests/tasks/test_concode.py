@@ -93,3 +93,13 @@ def test_bad_options_are_one_line_errors():
         get_task("concode-gen", schema_form="toml")
     with pytest.raises(ValueError, match="unknown schemas 'schemastore'"):
         get_task("concode-gen", schemas="schemastore")
+
+
+def test_val_instances_carry_their_schema_size_so_runs_can_pick_what_fits_a_context():
+    from corral.tasks._concode import schema_size
+
+    assert schema_size({"type": "string"}) == "small"
+    assert schema_size({"enum": ["x" * 10000]}) == "medium" and schema_size({"enum": ["x" * 30000]}) == "large"
+    task = get_task("concode-val", schemas="schemastore", n=400)
+    sizes = {instance.groups["schema_size"] for instance in select(task)}
+    assert sizes <= {"small", "medium", "large"} and len(sizes) > 1

@@ -155,8 +155,15 @@ def _val_instances(source: str, schema_form: str, output_form: str, shots: int, 
             id=ident, prompt=val_prompt(schema, sample, schema_form, output_form),
             target={"valid": valid, **detail},
             groups={"schema_form": schema_form, "output_form": output_form, "gold": "yes" if valid else "no",
-                    "source": source},
+                    "source": source, "schema_size": schema_size(schema)},
             max_tokens=8, reference="yes" if valid else "no", context=context)
+
+
+def schema_size(schema: Any) -> str:
+    """small (at most 8,000 characters of compact JSON, about 2,500 tokens), medium (24,000) or large: real
+    schemas run to 100,000 characters, past a small model's context, so runs can pick by size (``--where``)."""
+    chars = len(json.dumps(schema, separators=(",", ":")))
+    return "small" if chars <= 8000 else "medium" if chars <= 24000 else "large"
 
 
 def _val_items(source: str, n: int, seed: int) -> Iterator[tuple[str, Any, Any, bool, dict[str, Any]]]:
