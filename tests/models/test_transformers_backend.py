@@ -32,7 +32,10 @@ PROMPTS = (
 )
 PERSON = {
     "type": "object",
-    "properties": {"name": {"type": "string", "maxLength": 20}, "age": {"type": "integer"}},
+    # bounded age: llguidance writes properties in the schema's order, and an open integer after the name can run
+    # on to the token budget
+    "properties": {"name": {"type": "string", "maxLength": 20},
+                   "age": {"type": "integer", "minimum": 0, "maximum": 130}},
     "required": ["name", "age"],
     "additionalProperties": False,
 }
