@@ -98,7 +98,7 @@ def compile_schema(schema: dict[str, Any] | bool, output: Output, bounded: bool 
     Raises ``GrammarError`` for an invalid schema and ``NotExpressible`` (one line: path and keyword) for one
     no grammar can express; see ``enforcement`` for the constraints left to a validator.
 
-    ``bounded``: also bound what the schema leaves open (numbers to 15 digits past a bound, 8 items, 64
+    ``bounded``: also bound what the schema leaves open (numbers to 15 digits past a bound, 6 items, 64
     characters), so that a model decoding under a token budget finishes its sample; sound, since it only
     removes values. For JSON it costs compile time (llguidance builds the range regexes), so it is asked for;
     the YAML and XML compilers always bound open integers and arrays, their grammars being built on it.
