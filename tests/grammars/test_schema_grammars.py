@@ -199,6 +199,9 @@ with_defs = st.tuples(schemas, schemas).map(
 # an empty-string constant once became an empty regex terminal, which Lark reads as a comment
 @example(schema={"type": "array", "prefixItems": [{"type": "array", "contains": {"const": ""}, "maxContains": 1}]},
          output="xml", seed=0)
+# a fraction past 15 significant digits once parsed to an integral float, breaking `not: {type: integer}`
+@example(schema={"type": "object", "properties": {"r": {"anyOf": [{}], "not": {"type": "integer"}}}},
+         output="yaml", seed=0)
 def test_every_sampled_text_is_valid_when_all_keywords_are_exact(schema, output, seed):
     if _grammar_or_none(schema, output) is None:
         return
@@ -355,6 +358,15 @@ def test_numbers_are_exact_at_float_bounds():
         assert accepts(grammar, _number("0.09999999999999999", output))
         assert not accepts(grammar, _number("-0.50000000000000000001", output))
         assert accepts(grammar, _number("-0.5", output))
+
+
+def test_non_integers_keep_a_fraction_a_float_can_hold():
+    schema = {"not": {"type": "integer"}, "type": "number"}
+    for output in ("yaml", "xml"):
+        grammar = compile_schema(schema, output)
+        assert accepts(grammar, _number("81920529963.5", output))
+        assert not accepts(grammar, _number("81920529963145849.5", output))  # parses to an integral float
+        assert not accepts(grammar, _number("2.0", output))
 
 
 def _number(text: str, output: str) -> str:

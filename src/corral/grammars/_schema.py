@@ -383,7 +383,8 @@ class Float:
 
     The bounds are already moved to the nearest floats inside the schema's bounds, so the parsed float is valid
     whatever its rounding. ``exclude`` ranges are outer bounds (every text that could parse into them);
-    ``nonint`` forbids integral values (1.0 is an integer to JSON Schema); ``exponent`` allows ``1.5e+10``;
+    ``nonint`` forbids integral values (1.0 is an integer to JSON Schema; so does a text whose fraction a float
+    cannot hold, hence at most 15 significant digits); ``exponent`` allows ``1.5e+10``;
     ``last_digit`` and ``digits`` (significant digits, at most 15 so distinct texts are distinct floats) make
     buckets of distinct values for ``uniqueItems``.
     """
@@ -1992,8 +1993,10 @@ class Emitter:
             parts.append(term("-?[0-9]+\\.[0-9]*[1-9][0-9]*"))
         if alt.last_digit is not None:
             parts.append(term(f"-?[0-9]+\\.[0-9]*{alt.last_digit}"))
-        if alt.digits is not None:
-            parts.append(term(f"-?[0-9.]{{2,{alt.digits + 1}}}"))
+        if alt.digits is not None or alt.nonint:
+            # 15 significant digits: a text with a nonzero fraction then parses to a non-integral float
+            # (81920529963145849.5 would parse to an integer)
+            parts.append(term(f"-?[0-9.]{{2,{min(alt.digits or 15, 15) + 1}}}"))
         expression = " & ".join(parts)
         gone = [" | ".join(found) for found in (dec_range(lo, hi) for lo, hi in alt.exclude) if found]
         if gone:
