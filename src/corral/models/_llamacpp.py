@@ -11,7 +11,6 @@ docs/performance.md.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from corral.registry import backends
 
 from ._bundled import resolve_gguf
 from ._protocol import Completion, Message, ModelError, Request, Sampling
+from ._threads import default_threads
 
 
 class LlamaCppModel:
@@ -37,10 +37,8 @@ class LlamaCppModel:
             raise ModelError(f"the llamacpp backend needs llama-cpp-python: {exc}") from None
         self.path: Path = resolve_gguf(model)
         self.name = model if not model.endswith(".gguf") else self.path.stem
-        # the CPUs this process may use (taskset, cgroup cpusets): more threads than cores makes llama.cpp's
-        # per-token barrier wait on descheduled threads, an order of magnitude slower
-        threads = n_threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                   else os.cpu_count() or 1)
+        # more threads than free cores makes llama.cpp's per-token barrier wait on descheduled threads
+        threads = n_threads or default_threads()
         try:
             self._llama = Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
                                 verbose=False)

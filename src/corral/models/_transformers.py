@@ -31,6 +31,7 @@ from corral.registry import backends
 
 from ._bundled import resolve_gguf
 from ._protocol import Completion, FinishReason, ModelError, Request, Sampling
+from ._threads import default_threads
 
 if TYPE_CHECKING:
     import torch
@@ -98,7 +99,7 @@ class TransformersModel:
             raise ModelError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self.mask_threads = mask_threads
-        self.n_threads = n_threads or _usable_cpus()
+        self.n_threads = n_threads or default_threads()
         torch.set_num_threads(self.n_threads)
 
         directory, files = _locate(model)
@@ -332,13 +333,6 @@ class TransformersModel:
         """Drop the weights (about 1 GB) now rather than when the last reference goes."""
         self._model = None  # type: ignore[assignment]
         self._factory = self._executor = None
-
-
-def _usable_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _as_list(value: int | list[int] | None) -> list[int]:
