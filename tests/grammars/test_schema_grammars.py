@@ -193,6 +193,29 @@ with_defs = st.tuples(schemas, schemas).map(
                                                                              "r": {"$ref": "#/$defs/d"}}})
 
 
+def _listing(names: st.SearchStrategy) -> st.SearchStrategy:
+    """An object listing some of ``names`` and requiring some of those (typed, so it joins with others)."""
+    return st.lists(names, min_size=1, max_size=3, unique=True).flatmap(
+        lambda listed: st.lists(st.sampled_from(listed), max_size=len(listed), unique=True).map(
+            lambda required: {"type": "object", "properties": {n: {"type": "integer", "minimum": 0, "maximum": 9}
+                                                                for n in listed}, "required": required}))
+
+
+_NAMES = st.sampled_from(["a", "b", "c", "d"])
+joined = st.one_of(  # two object schemas on one value: each may require what only the other lists
+    st.tuples(_listing(_NAMES), _listing(_NAMES)).map(lambda p: {**p[0], "allOf": [p[1]]}),
+    st.tuples(_listing(_NAMES), _listing(_NAMES)).map(lambda p: {**p[0], "anyOf": [p[1], {"type": "null"}]}),
+    st.tuples(_listing(_NAMES), _listing(_NAMES)).map(lambda p: {"allOf": [p[0], p[1]]}),
+    st.tuples(_listing(_NAMES), _listing(_NAMES)).map(
+        lambda p: {"$defs": {"o": p[1]}, **p[0], "allOf": [{"$ref": "#/$defs/o"}]}),
+    st.tuples(_listing(_NAMES), _listing(_NAMES)).map(
+        lambda p: {"$defs": {"o": p[1]}, "$ref": "#/$defs/o", "properties": p[0]["properties"],
+                   "required": p[0]["required"]}),
+    st.tuples(_listing(_NAMES), _listing(_NAMES)).map(
+        lambda p: {**p[0], "if": {"required": ["a"]}, "then": p[1]}),
+)
+
+
 # ------------------------------------------------------------------------------------ soundness (core)
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(schema=st.one_of(schemas, with_defs), output=st.sampled_from(["yaml", "xml"]), seed=st.integers(0, 10**6))
@@ -684,12 +707,14 @@ def test_unique_items_never_open_an_item_no_value_can_fill(output):
 
 
 # ------------------------------------------------------------------------------------ bounded JSON output
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(schema=schemas, seed=st.integers(0, 10**6))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=st.one_of(schemas, with_defs, joined), seed=st.integers(0, 10**6))
 def test_bounded_json_texts_are_valid_against_the_original_schema(schema, seed):
-    """Bounds only remove values: where decoding is sound, it stays sound with them."""
-    if _grammar_or_none(schema, "json") is None or not enforcement(schema, "json").sound:
+    """Bounds only remove values, and close what llguidance leaves unchecked (an extra key repeated): where the
+    bounded grammar is called sound, every text it gives is valid against the original schema."""
+    if _grammar_or_none(schema, "json") is None or not enforcement(schema, "json", bounded=True).sound:
         return
+    assert enforcement(schema, "json", bounded=True).sound >= enforcement(schema, "json").sound
     grammar = compile_schema(schema, "json", bounded=True)
     for s in range(seed, seed + 3):
         text = sample(grammar, _walk(s, 0.05 + 0.1 * (s % 4)), max_bytes=3000, strict=True)
@@ -715,6 +740,45 @@ def test_bounded_json_closes_what_the_schema_leaves_open():
         assert bounded(schema)[key] == schema[key] and "maxItems" in bounded(schema)
     assert bounded({"$defs": {"n": {"type": "integer"}}, "not": {"$ref": "#/$defs/n"}})["$defs"]["n"] == {
         "type": "integer"}
+
+
+def test_bounded_json_closes_objects_to_their_listed_properties_where_nothing_else_applies():
+    from corral.grammars._schema_bounds import bounded
+
+    listed = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "boolean"}}, "required": ["a"]}
+    closed = compile_schema(listed, "json", bounded=True)
+    assert accepts(closed, '{"a":1,"b":true}') and accepts(closed, '{"a":1}')
+    assert not accepts(closed, '{"a":1,"trees":1.0}')
+    assert accepts(compile_schema(listed, "json"), '{"a":1,"trees":1.0}')  # unbounded unless asked
+    # where another schema applies to the same value, closing could shut out its properties: left open
+    joined = {"allOf": [listed, {"properties": {"c": {"type": "null"}}, "required": ["c"]}]}
+    assert "additionalProperties" not in bounded(joined)["allOf"][0]
+    assert accepts(compile_schema(joined, "json", bounded=True), '{"a":1,"c":null}')
+    in_defs = {"$defs": {"o": listed}, "anyOf": [{"$ref": "#/$defs/o"}, {"type": "null"}]}
+    assert "additionalProperties" not in bounded(in_defs)["$defs"]["o"]
+    alone_defs = {"$defs": {"o": listed}, "type": "object", "properties": {"x": {"$ref": "#/$defs/o"}}}
+    assert bounded(alone_defs)["$defs"]["o"]["additionalProperties"] is False
+    # a name it requires but does not list, or a count only extra properties can meet: left open
+    for schema in ({**listed, "required": ["a", "z"]}, {**listed, "minProperties": 1},
+                   {**listed, "dependentRequired": {"b": ["y"]}}, {**listed, "patternProperties": {"^x": {}}}):
+        assert "additionalProperties" not in bounded(schema) or bounded(schema)["additionalProperties"] is not False
+    every = {**listed, "required": ["a", "b"], "minProperties": 2}
+    assert bounded(every)["additionalProperties"] is False
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=st.one_of(schemas, with_defs, joined), seed=st.integers(0, 10**6))
+def test_bounding_never_empties_a_grammar(schema, seed):
+    """Bounds narrow; they must not narrow a schema with valid texts down to none (a closed object missing a
+    property that a sibling schema requires would)."""
+    if _grammar_or_none(schema, "json") is None:
+        return
+    walks = range(seed, seed + 6)
+    plain = compile_schema(schema, "json")
+    if all(sample(plain, _walk(s, 0.3), max_bytes=3000, strict=True) is None for s in walks):
+        return
+    narrowed = compile_schema(schema, "json", bounded=True)
+    assert any(sample(narrowed, _walk(s, 0.3), max_bytes=3000, strict=True) is not None for s in range(seed, seed + 30))
 
 
 @pytest.mark.parametrize("output", ["yaml", "xml"])

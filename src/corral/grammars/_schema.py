@@ -198,10 +198,12 @@ def json_enforcement(schema: Any, bounds: bool = False) -> Enforcement:
     used: set[str] = set()
     after: list[tuple[str, str, str]] = []
     decoded = bounded(plan.schema) if bounds else schema
-    overflowing = {path for d, path in walk_schemas({} if decoded is True else decoded) if _overflows(d)}
+    # what decoding sees at each place: bounds close objects and give open arrays items of their own
+    shapes = {path: d for d, path in walk_schemas({} if decoded is True else decoded)}
+    overflowing = {path for path, d in shapes.items() if _overflows(d)}
     for d, path in walk_schemas({} if schema is True else schema):
         used.update(k for k in d if k in ASSERTIONS)
-        for keyword, reason in _json_gaps(d, path, plan, lowerer):
+        for keyword, reason in _json_gaps(d, path, plan, lowerer, shapes.get(path, d)):
             after.append((path, keyword, reason))
         if path in overflowing:
             after.append((path, "type", "llguidance lets an unbounded number take an exponent past a float's range "
@@ -223,7 +225,9 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _json_gaps(d: dict[str, Any], path: str, plan: JsonPlan, lowerer: _Lowerer) -> Iterator[tuple[str, str]]:
+def _json_gaps(d: dict[str, Any], path: str, plan: JsonPlan, lowerer: _Lowerer,
+               shape: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The keywords of ``d`` decoding leaves unchecked; ``shape`` is ``d`` as decoding gets it (bounded or not)."""
     for keyword, reason in JSON_IGNORED.items():
         if keyword in d and not (keyword == "uniqueItems" and d[keyword] is False):
             yield keyword, reason
@@ -248,9 +252,9 @@ def _json_gaps(d: dict[str, Any], path: str, plan: JsonPlan, lowerer: _Lowerer) 
     if not plan.strict and "maxProperties" in d and not set(d.get("properties", {})) <= set(d.get("required", ())):
         # lenient mode counts only the extra properties (so minProperties holds, narrowly; maxProperties not)
         yield "maxProperties", "llguidance counts only extra properties when some listed ones are optional"
-    if _open_object(d):
+    if _open_object(shape):
         yield "additionalProperties", "llguidance lets an extra property repeat a key, which a JSON parser refuses"
-    if _open_items(d):
+    if _open_items(shape):
         yield "items", "items left open may be objects, and llguidance lets an object repeat a key"
 
 
@@ -259,7 +263,7 @@ def _open_items(d: dict[str, Any]) -> bool:
     if "array" not in _declared_types(d) or "const" in d or "enum" in d or d.get("maxItems") == 0:
         return False
     if "items" in d or "unevaluatedItems" in d:
-        return False
+        return False  # bounded items ("any value", bounded) hold objects of one key at most
     delegated = any(k in d for k in ("$ref", "allOf", "anyOf", "oneOf")) and "type" not in d
     return not delegated
 
@@ -279,6 +283,8 @@ def _open_object(d: dict[str, Any]) -> bool:
     """Whether llguidance may write an object with keys beyond ``properties`` here (so possibly repeated)."""
     if "object" not in _declared_types(d) or "const" in d or "enum" in d or d.get("additionalProperties") is False:
         return False
+    if _is_number(d.get("maxProperties")) and d["maxProperties"] <= 1:
+        return False  # one key cannot repeat
     delegated = any(k in d for k in ("$ref", "allOf", "anyOf", "oneOf")) and "type" not in d
     return not delegated
 
