@@ -297,10 +297,16 @@ def json_pattern_risk(pattern: str) -> str | None:
         return f"not checked against the validators' regex engines: {exc}"
     sre = _sre()
     if _has_op(sre.parse(pattern).data, sre, negated_category=True):
-        return "llguidance's \\D, \\W, \\S (or a negated class with \\d, \\w, \\s) differ from ECMA-262's and Python's"
+        return ("llguidance's \\s (it takes U+0085), \\D, \\W, \\S (or a negated class with \\d, \\w, \\s) differ "
+                "from ECMA-262's")
     if _has_op(sre.parse(pattern).data, sre, any_char=True):
         return "llguidance's '.' matches \\r, which ECMA-262's does not"
     return None
+
+
+def _risky_category(name: str) -> bool:
+    """A negated class escape, or ``\\s``: llguidance's takes U+0085 (NEL), which ECMA-262's does not."""
+    return "NOT" in name or "SPACE" in name
 
 
 def _has_op(items, sre, negated_category: bool = False, any_char: bool = False) -> bool:
@@ -310,9 +316,9 @@ def _has_op(items, sre, negated_category: bool = False, any_char: bool = False) 
         if negated_category and op is sre.IN:
             negate = bool(av) and av[0][0] is sre.NEGATE
             for sub_op, sub_av in av:
-                if sub_op is sre.CATEGORY and (negate or "NOT" in _name(sub_av)):
+                if sub_op is sre.CATEGORY and (negate or _risky_category(_name(sub_av))):
                     return True
-        if negated_category and op is sre.CATEGORY and "NOT" in _name(av):
+        if negated_category and op is sre.CATEGORY and _risky_category(_name(av)):
             return True
         subs = []
         if op is sre.BRANCH:
@@ -571,6 +577,15 @@ _BAD_SYNTAX = re.compile(r"\(\?P|\(\?[a-zA-Z-]+[:)]|\\[AZzbBpPGk]|\{,|\[:|\\[0-7
 
 
 @lru_cache(maxsize=1024)
+def _ecma_checked(pattern: str, path: str, keyword: str) -> None:
+    """Refuse a pattern Corral's validator cannot read (ECMA-262, unicode mode), as validation would: a grammar
+    built from Python's more forgiving reading (``]`` as a literal) would give samples no validator judges."""
+    from corral.schema._ecma import is_regex
+
+    if not is_regex(pattern):
+        raise _refuse(path, keyword, f"{pattern[:60]!r} is not an ECMA-262 regular expression")
+
+
 def pattern_rx(pattern: str, outer: bool = False) -> Rx:
     """The strings a JSON Schema ``pattern`` matches anywhere, over decoded characters.
 
@@ -1213,6 +1228,7 @@ class _Lowerer:
             if "maxLength" in d:
                 hi = _min(hi, d["maxLength"])
             if "pattern" in d:
+                _ecma_checked(d["pattern"], path, "pattern")
                 try:
                     include.append(pattern_rx(d["pattern"]))
                     if outer is not None:
@@ -1257,11 +1273,13 @@ class _Lowerer:
         bounds = [(k, d[k]) for d, _ in flat for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
                   if k in d and not isinstance(d[k], bool)]
         mult = 1
+        whole_multiple = False  # any integral multipleOf, 1 included: then only integers are written
         for d, _ in flat:
             if "multipleOf" in d:
                 m = Fraction(d["multipleOf"])
                 if m.denominator == 1:
                     mult = math.lcm(mult, int(m))
+                    whole_multiple = True
         alts: list[Alt] = []
         if integers:
             lo, hi = int_bounds(bounds)
@@ -1271,7 +1289,7 @@ class _Lowerer:
                       if "multipleOf" in d and Fraction(d["multipleOf"]).denominator != 1]
         if fractional:
             return self._multiples(fractional[0], bounds, flat)
-        if floats and mult == 1:
+        if floats and not whole_multiple:
             found = float_bounds(bounds)
             if found is not None:
                 lo_d, hi_d = found
@@ -1356,6 +1374,7 @@ class _Lowerer:
         return self.lower_all(schemas, ANY_DEPTH) if schemas else self.lower(True, "#", ANY_DEPTH)
 
     def _matches(self, pattern: str, name: str, path: str) -> bool:
+        _ecma_checked(pattern, path, "patternProperties")
         try:
             inner, outer = pattern_rx(pattern), pattern_rx(pattern, outer=True)
         except Unsupported as exc:
