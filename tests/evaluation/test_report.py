@@ -155,8 +155,9 @@ def test_recheck_judges_the_stored_outputs_again(tmp_path):
     config = RunConfig(task="concode-gen", task_version=task.version, model="smollm2", backend="llamacpp",
                        extract="raw", task_options=options, instances=[first.id, second.id]).with_hash()
     valid = first.reference.removeprefix("```json\n").removesuffix("\n```")
-    stale = [  # both recorded as failing, quality missing: the first is a valid sample
-        record(first.id, 0, 0, False).model_copy(update={"output": valid, "answer": valid, "groups": first.groups}),
+    stale = [  # both recorded as failing, quality missing, a derived group since changed: the first is valid
+        record(first.id, 0, 0, False).model_copy(update={"output": valid, "answer": valid,
+                                                        "groups": {**first.groups, "enforcement": "stale"}}),
         record(second.id, 0, 0, False).model_copy(update={"output": "not JSON", "answer": "not JSON",
                                                          "groups": second.groups}),
     ]
@@ -164,7 +165,8 @@ def test_recheck_judges_the_stored_outputs_again(tmp_path):
     plain = (write_report([run], tmp_path / "plain")).read_text(encoding="utf-8")
     rechecked = write_report([run], tmp_path / "rechecked", recheck=True).read_text(encoding="utf-8")
     assert "| 0.0% ± 0.0 |" in plain and "| 50.0% ± 50.0 |" in rechecked, rechecked
-    assert "parsed 100.0" in rechecked and "parsed 0.0" in rechecked and "parsed" not in plain
+    assert "| stale |" in plain and "| stale |" not in rechecked  # groups come from the instances again
+    assert "| exact | 2 | 50.0 | parsed 50.0," in rechecked and "parsed" not in plain  # both are exact
     assert (run / "records.jsonl").read_text(encoding="utf-8").count('"passed":false') == 2  # the run is unchanged
     result = runner.invoke(app, ["report", str(run), "--recheck", "--out", str(tmp_path / "cli")])
     assert result.exit_code == 0, result.output

@@ -293,7 +293,8 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
 
 def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:
     """The records judged again by the task's current checker and quality metrics, with the outputs kept: the
-    verdict, score, parts, feedback and quality are recomputed, and no model runs. For a run made before a fix to
+    verdict, score, parts, feedback, quality and the instance's groups (which may be derived, such as
+    ``enforcement``) are recomputed, and no model runs. For a run made before a fix to
     a checker or a metric. A feedback round's prompt still holds the feedback the model was given then.
 
     Raises RunError when the task cannot be rebuilt from ``config`` or no longer has a recorded instance.
@@ -311,7 +312,7 @@ def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRe
         answer = task.answer(record.output)
         judgement = task.check(instance, answer)
         judged.append(record.model_copy(update={
-            "answer": answer, "passed": judgement.passed, "score": judgement.score,
+            "answer": answer, "groups": dict(instance.groups), "passed": judgement.passed, "score": judgement.score,
             "parts": judgement.to_json().get("parts", []), "feedback": "" if judgement.passed else judgement.feedback,
             "quality": task.quality(instance, answer) if task.quality is not None else {}}))
     return judged
