@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from ._compile import NotExpressible
 from ._grammar import Grammar, GrammarError, _check_schema
-from ._schema_bounds import bounded
+from ._schema_bounds import NOTES, bounded
 from ._schema_json_plan import (
     JSON_FORMATS_EXACT,
     JSON_FORMATS_UNSOUND,
@@ -973,10 +973,6 @@ _STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
 _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
 
-_NOTES = frozenset({"title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"})
-"""Annotations that neither constrain a value nor change how references resolve (``$id`` does)."""
-
-
 def _conjunction(flat: Flat) -> dict[str, Any]:
     """One alternative of a schema's expansion as a schema itself. A value valid against it is valid against
     the whole schema, and checking it costs what the alternative costs, not what the whole does (a 540 kB
@@ -1033,7 +1029,7 @@ class _Lowerer:
         """The target of a schema that only refers to another one (so that its uses share one lowering)."""
         seen = 0
         while (isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#/")
-               and set(schema) - {"$ref"} <= _NOTES and seen < MAX_NESTING):
+               and set(schema) - {"$ref"} <= NOTES and seen < MAX_NESTING):
             try:
                 schema, _ = self._resolve(schema["$ref"], "#")
             except NotExpressible:

@@ -160,7 +160,8 @@ def _says_nothing(keyword: str, value: Any) -> bool:
     return keyword in ("additionalProperties", "unevaluatedProperties") and value in (True, {})
 
 
-_NOTES = frozenset({"title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+NOTES = frozenset({"title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+"""Annotations that neither constrain a value nor change how references resolve (``$id`` does)."""
 _OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties", "propertyNames", "dependencies")
 _COMPOSERS = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "then", "else", "not", "dependentSchemas")
 
@@ -172,7 +173,7 @@ def _defs_closable(schema: Any) -> bool:
         if any(k in schema for k in ("allOf", "anyOf", "oneOf", "then", "else", "dependentSchemas",
                                      "patternProperties")):
             return False
-        if "$ref" in schema and set(schema) - {"$ref", *_NOTES}:
+        if "$ref" in schema and set(schema) - {"$ref", *NOTES}:
             return False
         return all(_defs_closable(v) for v in schema.values())
     if isinstance(schema, list):
