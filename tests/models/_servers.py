@@ -171,9 +171,13 @@ class LlamaServer:
             "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
             "--n_threads_batch", str(self.threads), "--verbose", "False",
         ]
+        from corral.models import backend_environment
+
+        # llama-cpp-python's server loads no backend of a portable build by itself: name the variant Corral chose
+        env = {**os.environ, **backend_environment(), "PYTHONUNBUFFERED": "1"}
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                            env=env)
         self._wait_ready(timeout)
         return self
 

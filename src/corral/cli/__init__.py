@@ -17,6 +17,7 @@ from ._build import register as register_build
 from ._collie import app as collie_app
 from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, err, out
 from ._console import fail as _fail
+from ._doctor import register as register_doctor
 from ._eval import register as register_eval
 from ._report import register as register_report
 from ._schema import app as schema_app
@@ -33,6 +34,7 @@ app.add_typer(schema_app, name="schema")
 register_eval(app)
 register_report(app)
 register_build(app)
+register_doctor(app)
 
 
 def _load_spec(spec: str, profile: str | None) -> Constraint:

@@ -160,6 +160,8 @@ def _headline(run: Path, summary: dict) -> None:
     counts = summary["counts"]
     text += f"; truncated {counts['truncated']}, empty {counts['empty']}; run: {run}"
     out.print(text, highlight=False, soft_wrap=True)
+    for runtime in summary.get("runtimes", []):
+        out.print(f"  computed with {runtime}", highlight=False, soft_wrap=True)
     if not summary["complete"]:
         errors = run / "errors.jsonl"
         last = errors.read_text(encoding="utf-8").splitlines()[-1] if errors.exists() else ""

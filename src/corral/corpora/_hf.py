@@ -22,11 +22,12 @@ def is_saved_dataset(path: Path) -> bool:
 def _datasets() -> Any:
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from corral.extras import MissingExtra, require
+
     try:
-        import datasets
-    except ImportError:
-        raise CorpusError("reading parquet or saved datasets needs Hugging Face datasets: "
-                          "pip install 'corral[scale]'") from None
+        datasets = require("datasets", "hf", "reading parquet or saved datasets")
+    except MissingExtra as exc:
+        raise CorpusError(str(exc)) from None
     datasets.disable_progress_bars()
     return datasets
 

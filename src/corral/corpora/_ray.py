@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ._build import BuildPlan, BuildResult, BuildState, process
-from ._sources import Shard, read_shard
+from ._sources import CorpusError, Shard, read_shard
 
 
 def build_ray(plan: BuildPlan, shard_list: Sequence[Shard], on_shard: Callable[[Shard], None] | None = None,
@@ -38,11 +38,16 @@ def build_ray(plan: BuildPlan, shard_list: Sequence[Shard], on_shard: Callable[[
     """Build ``plan`` over ``shard_list`` with Ray Data, one task per shard; the result equals ``build_local``'s.
 
     ``num_cpus`` is what a Ray started here may use (default: all cores); a running Ray is used as it is."""
+    from corral.extras import MissingExtra, require
+
+    try:
+        ray = require("ray", "ray", "the Ray build engine")
+    except MissingExtra as exc:
+        raise CorpusError(str(exc)) from None
     state = BuildState.empty(plan)
     if not shard_list:
         return BuildResult.of(plan, state)
     import pyarrow as pa
-    import ray
 
     _start_ray(num_cpus)
     from ray.data import DataContext

@@ -50,7 +50,9 @@ def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
         from ._runner import rejudge
 
         records = rejudge(config, records)
-    return summarize(config, records)
+    from ._runner import read_runtimes
+
+    return summarize(config, records) | {"runtimes": read_runtimes(run)}
 
 
 def _labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:
@@ -98,9 +100,10 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
     tasks = list(dict.fromkeys(s["task"] for s in summaries))
     lines = [f"# Corral report: {', '.join(tasks)}", ""]
     lines += ["## Runs", ""]
-    lines += _table(["run", "task", "model", "decoding", "hash", "directory", "complete"],
+    lines += _table(["run", "task", "model", "decoding", "hash", "directory", "complete", "computed with"],
                     [[label, s["task"], s["model"], s["decoding"], f"`{s['hash']}`", f"`{run}`",
-                      "yes" if s["complete"] else f"no ({s['counts']['missing']} first attempts missing)"]
+                      "yes" if s["complete"] else f"no ({s['counts']['missing']} first attempts missing)",
+                      "; ".join(s.get("runtimes", [])) or "—"]
                      for label, s, run in zip(labels, summaries, runs, strict=True)], align="--")
 
     lines += ["## Headline", "",

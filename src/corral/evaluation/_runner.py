@@ -37,6 +37,7 @@ from ._records import (
 )
 
 ERRORS_FILE = "errors.jsonl"
+RUNTIME_FILE = "runtime.json"
 ROUND_SEED_STRIDE = 10007  # sample s in round r is seeded seed + s + 10007 * r: stable when n or R grow
 BATCH_SIZES = {"llamacpp": 1, "transformers": 8, "openai": 16}
 
@@ -105,12 +106,17 @@ def evaluate(
 
     loaded: list[Model] = [loaded_model] if loaded_model is not None else []
 
+    noted: list[bool] = []
+
     def the_model() -> Model:
         if not loaded:
             options = dict(model_options or {})
             if base_url is not None:
                 options["base_url"] = base_url
             loaded.append(load_model(model, **options))
+        if not noted:  # the model is about to generate: say where (greedy outputs differ between CPU variants)
+            _note_runtime(run, loaded[0])
+            noted.append(True)
         return loaded[0]
 
     grammars: dict[str, tuple[Any, str | None]] = {}
@@ -144,8 +150,25 @@ def evaluate(
         if loaded and loaded_model is None:
             loaded[0].close()
     summary = summarize(config, done.values())
+    summary["runtimes"] = read_runtimes(run)
     _write_json(run / SUMMARY_FILE, summary)
     return run, summary
+
+
+def read_runtimes(run: Path) -> list[str]:
+    """Where the run's generations were computed (``runtime.json``), one entry per distinct runtime."""
+    try:
+        data = json.loads((run / RUNTIME_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [item for item in data if isinstance(item, str)] if isinstance(data, list) else []
+
+
+def _note_runtime(run: Path, model: Model) -> None:
+    runtime = getattr(model, "runtime", "")
+    known = read_runtimes(run)
+    if runtime and runtime not in known:
+        _write_json(run / RUNTIME_FILE, [*known, runtime])
 
 
 def default_run_dir(config: RunConfig, root: Path = Path("corral-runs")) -> Path:

@@ -21,6 +21,7 @@ from corral.decoding import MatcherFactory, SequenceMask
 from corral.registry import backends
 
 from ._bundled import resolve_gguf
+from ._llamacpp_cpu import cpu_model, load_backends
 from ._protocol import Completion, Message, ModelError, Request, Sampling
 from ._threads import default_threads
 
@@ -31,11 +32,13 @@ class LlamaCppModel:
     backend = "llamacpp"
 
     def __init__(self, model: str = "smollm2", n_ctx: int = 8192, n_threads: int | None = None) -> None:
+        self.path: Path = resolve_gguf(model)
+        build = load_backends()  # before llama.cpp runs: a build this CPU cannot run is an error, never a SIGILL
         try:
-            from llama_cpp import Llama
+            from llama_cpp import Llama, __version__
         except ImportError as exc:
             raise ModelError(f"the llamacpp backend needs llama-cpp-python: {exc}") from None
-        self.path: Path = resolve_gguf(model)
+        self.runtime = f"{build.describe()}, llama-cpp-python {__version__}, on {cpu_model()}"
         self.name = model if not model.endswith(".gguf") else self.path.stem
         # more threads than free cores makes llama.cpp's per-token barrier wait on descheduled threads
         threads = n_threads or default_threads()

@@ -98,6 +98,7 @@ class OpenAIModel:
             raise ModelError("concurrency and timeout must be positive; max_retries and the waits must be >= 0")
         self.name = model
         self.base_url = _base_url(model, base_url)
+        self.runtime = f"served at {self.base_url}"
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.timeout = float(timeout)

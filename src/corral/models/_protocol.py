@@ -123,7 +123,11 @@ class Completion:
 
 @runtime_checkable
 class Model(Protocol):
-    """What every backend provides. ``complete`` returns, per request, its ``sampling.n`` completions in order."""
+    """What every backend provides. ``complete`` returns, per request, its ``sampling.n`` completions in order.
+
+    A backend may also say where it computes, as a ``runtime`` string (llama.cpp's CPU variant and the CPU, the
+    torch build): greedy outputs differ slightly between instruction sets, so runs record it.
+    """
 
     backend: str
     name: str

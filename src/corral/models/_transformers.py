@@ -90,11 +90,13 @@ class TransformersModel:
 
     def __init__(self, model: str = "smollm2", batch_size: int = DEFAULT_BATCH_SIZE, n_threads: int | None = None,
                  mask_threads: int = 0, max_context: int | None = None) -> None:
+        from corral.extras import MissingExtra, require
+
         try:
-            import torch
-            import transformers
-        except ImportError as exc:
-            raise ModelError(f"the transformers backend needs torch and transformers: {exc}") from None
+            torch = require("torch", "hf", "the transformers backend")
+            transformers = require("transformers", "hf", "the transformers backend")
+        except MissingExtra as exc:
+            raise ModelError(str(exc)) from None
         if batch_size < 1:
             raise ModelError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
@@ -105,6 +107,9 @@ class TransformersModel:
         directory, files = _locate(model)
         self.path = directory / files["gguf_file"] if files else directory
         self.name = self.path.stem if model.endswith(".gguf") else model
+        from ._llamacpp_cpu import cpu_model
+
+        self.runtime = f"torch {torch.__version__}, {self.n_threads} threads, on {cpu_model()}"
         try:
             with _quick_gguf_reads(), _quiet_progress(transformers):
                 self._tokenizer = transformers.AutoTokenizer.from_pretrained(
