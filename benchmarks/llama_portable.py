@@ -1,18 +1,20 @@
 """Decode tokens/s of the portable llama.cpp build against a native (``-march=native``) build, one run.
 
 The portable build (``GGML_BACKEND_DL`` + ``GGML_CPU_ALL_VARIANTS``, the README's install) ships every CPU variant
-and Corral loads the best one this CPU runs. The peer is llama-cpp-python 0.3.36 built with ``GGML_NATIVE=ON`` on
-this machine, whose libraries the same Python package loads through ``LLAMA_CPP_LIB_PATH``. Each configuration runs
+and Corral loads the best one this CPU runs. A peer is another build of llama-cpp-python 0.3.36, installed with
+``pip --target`` and put first on ``PYTHONPATH`` (Corral's own code is the same). Each configuration runs
 in its own process (a process can hold one llama.cpp), interleaved over ``--repeat`` rounds; the median counts:
 
   * portable        — the variant Corral picks here;
   * portable-haswell — the AVX2 variant forced (``CORRAL_LLAMA_CPU=haswell``): what an AVX2-only CPU gets;
-  * native          — the native build (``--native-lib``, or built by ``--build-native`` into ``--cache``).
+  * native          — llama-cpp-python's default build (``GGML_NATIVE=ON``: ``-march=native``), and, on a CPU that
+                      reports AMX, native-no-amx (the same without AMX: llama.cpp's AMX kernels crash in some VMs).
+                      Built by ``--build-native`` into ``--cache``, or given with ``--peer NAME=DIR``.
 
 Decode is measured as llama.cpp's single-token evaluations after a fixed prompt (greedy token fed back), prompt
 processing separately, on the bundled SmolLM2-135M-Instruct (Q4_1).
 
-Usage: python benchmarks/llama_portable.py [--build-native] [--native-lib DIR] [--tokens 128] [--repeat 5]
+Usage: python benchmarks/llama_portable.py [--build-native] [--peer NAME=DIR] [--tokens 128] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
+
+from corral.models import cpu_flags
 
 LLAMA_CPP_PYTHON = "0.3.36"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "corral-native-llama"
@@ -57,25 +61,22 @@ print(json.dumps({"runtime": model.runtime, "prompt_tps": len(prompt) / prompt_s
 """
 
 
-def build_native(cache: Path) -> Path:
-    """llama-cpp-python built with -march=native, unpacked; returns its lib directory (reused when present)."""
-    lib = cache / "llama_cpp" / "lib"
-    if (lib / "libggml-cpu.so").exists():
-        return lib
-    cache.mkdir(parents=True, exist_ok=True)
-    wheels = cache / "wheel"
-    env = {**os.environ, "CMAKE_ARGS": "-DGGML_NATIVE=ON", "PIP_NO_CACHE_DIR": "1"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-binary", "llama-cpp-python",
-                    f"llama-cpp-python=={LLAMA_CPP_PYTHON}", "-w", str(wheels)], env=env, check=True)
-    [wheel] = wheels.glob("llama_cpp_python-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(cache)
-    return lib
+def build_peer(cache: Path, name: str, cmake_args: str, extra_env: dict[str, str]) -> Path:
+    """llama-cpp-python built with ``cmake_args`` and installed into ``cache/name`` (reused when present)."""
+    site = cache / name
+    if (site / "llama_cpp" / "lib" / "libggml-cpu.so").exists():
+        return site
+    env = {**os.environ, **extra_env, "CMAKE_ARGS": cmake_args, "PIP_NO_CACHE_DIR": "1"}
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-binary", "llama-cpp-python",
+                    "--target", str(site), f"llama-cpp-python=={LLAMA_CPP_PYTHON}"], env=env, check=True)
+    return site
 
 
 def measure(tokens: int, env: dict[str, str]) -> dict:
     done = subprocess.run([sys.executable, "-c", _CHILD, str(tokens)], capture_output=True, text=True,
                           env={**os.environ, **env}, check=False)
+    if done.returncode < 0:
+        return {"error": f"killed by {signal.Signals(-done.returncode).name}"}
     if done.returncode != 0:
         return {"error": f"exit {done.returncode}: {done.stderr.strip()[-300:]}"}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -83,8 +84,11 @@ def measure(tokens: int, env: dict[str, str]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--native-lib", type=Path, help="lib directory of a native llama-cpp-python build")
-    parser.add_argument("--build-native", action="store_true", help="build the native peer (about 5 min)")
+    parser.add_argument("--peer", action="append", default=[], metavar="NAME=DIR",
+                        help="another llama-cpp-python build installed with pip --target DIR (repeatable)")
+    parser.add_argument("--build-native", action="store_true",
+                        help="build the native peers into --cache (about 5 min each): native, and native-no-amx "
+                             "where the CPU reports AMX")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--repeat", type=int, default=5)
@@ -92,9 +96,15 @@ def main() -> None:
     args = parser.parse_args()
 
     configs: dict[str, dict[str, str]] = {"portable": {}, "portable-haswell": {"CORRAL_LLAMA_CPU": "haswell"}}
-    native = args.native_lib or (build_native(args.cache) if args.build_native else None)
-    if native is not None:
-        configs["native"] = {"LLAMA_CPP_LIB_PATH": str(native)}
+    peers = dict(item.split("=", 1) for item in args.peer)
+    if args.build_native:
+        peers["native"] = str(build_peer(args.cache, "native", "-DGGML_NATIVE=ON", {}))
+        if "amx_int8" in cpu_flags():
+            no_amx = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"  # explicit -mno-* outlast -march=native in gcc
+            peers["native-no-amx"] = str(build_peer(args.cache, "native-no-amx", "-DGGML_NATIVE=ON",
+                                                    {"CFLAGS": no_amx, "CXXFLAGS": no_amx}))
+    for name, site in peers.items():
+        configs[name] = {"PYTHONPATH": os.pathsep.join(filter(None, [site, os.environ.get("PYTHONPATH")]))}
     runs: dict[str, list[dict]] = {name: [] for name in configs}
     for _ in range(args.repeat):
         for name, env in configs.items():
@@ -115,12 +125,14 @@ def main() -> None:
             print(f"{name:<18} {'failed':>13} {'':>13}  {r['error']}")
         else:
             print(f"{name:<18} {r['decode_tps']:13.1f} {r['prompt_tps']:13.1f}  {r['runtime']}")
-    if "native" in results and "error" not in results["native"]:
+    for peer in peers:
+        if "error" in results[peer]:
+            continue
         for name in ("portable", "portable-haswell"):
             if "error" not in results[name]:
-                ratio = results[name]["decode_tps"] / results["native"]["decode_tps"]
-                print(f"{name} / native decode: {ratio:.3f}x")
-                results[name]["decode_vs_native"] = ratio
+                ratio = results[name]["decode_tps"] / results[peer]["decode_tps"]
+                print(f"{name} / {peer} decode: {ratio:.3f}x")
+                results[name][f"decode_vs_{peer}"] = ratio
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
