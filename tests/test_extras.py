@@ -30,8 +30,7 @@ def test_the_transformers_backend_without_hf_is_a_model_error(monkeypatch: pytes
 
 
 def test_the_ray_engine_without_ray_is_a_corpus_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from corral.corpora import build_ray
-    from corral.corpora import CorpusError
+    from corral.corpora import CorpusError, build_ray
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(CorpusError, match=r"pip install 'corral\[ray\]'"):

@@ -73,6 +73,13 @@ def test_both_decodings_write_two_runs_and_one_report(tmp_path, monkeypatch):
     assert "smollm2 (free)" in report and "smollm2 (constrained)" in report
     assert (tmp_path / "cmp" / "pass_at_k.png").stat().st_size > 1000
     assert f"report: {tmp_path / 'cmp' / 'report.md'}" in result.stdout.replace("\n", "")
+    # where it was computed: recorded, printed under the headline, shown in the report
+    from corral.models import inspect_build
+
+    [runtime] = json.loads((tmp_path / "cmp" / "free" / "runtime.json").read_text())
+    assert inspect_build().describe() in runtime and constrained["runtimes"] == [runtime]
+    assert f"computed with {runtime}" in result.stdout.replace("\n", "")
+    assert runtime in report
 
 
 @pytest.mark.model

@@ -65,9 +65,11 @@ def diagnose() -> tuple[dict[str, Any], str | None]:
             "build": "portable (CPU variants chosen at run time)" if build.portable else "single variant",
             "variant": build.chosen,
             "forced": os.environ.get(VARIANT_VARIABLE) or None,
-            "compiled_for": list(build.compiled_for),
-            "variants": {v.name: v.status for v in build.variants},
         }
+        if build.portable:
+            facts["llama_cpp"]["variants"] = {v.name: v.status for v in build.variants}
+        else:
+            facts["llama_cpp"]["compiled_for"] = list(build.compiled_for)
     except ModelError as exc:
         problem = str(exc)
         facts["llama_cpp"] = {"problem": problem}
@@ -97,6 +99,8 @@ def doctor_command(
             if isinstance(value, dict):
                 out.print(f"[bold]{key}[/bold]", highlight=False)
                 for sub, item in value.items():
+                    if item is None:
+                        continue
                     shown = ", ".join(item) if isinstance(item, list) else (
                         "; ".join(f"{k}: {v}" for k, v in item.items()) if isinstance(item, dict) else item)
                     out.print(f"  {sub}: {shown}", highlight=False, soft_wrap=True, markup=False)
