@@ -11,7 +11,7 @@ import importlib.util
 from types import ModuleType
 
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "hf": ("torch", "transformers", "gguf", "datasets"),
+    "hf": ("torch", "transformers", "gguf", "accelerate", "datasets"),
     "ray": ("ray",),
     "server": ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"),
 }

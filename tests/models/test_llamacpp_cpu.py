@@ -61,7 +61,8 @@ def test_a_probe_that_dies_by_a_signal_is_named() -> None:
 
 
 @needs_portable
-def test_a_variant_whose_probe_crashes_gives_way_to_the_next_best(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_variant_whose_probe_crashes_gives_way_to_the_next_best(monkeypatch: pytest.MonkeyPatch,
+                                                                   unforced: None) -> None:
     real = inspect_build()
     order = sorted((v for v in real.variants if v.score > 0 and not v.missing), key=lambda v: -v.score)
     top, second = order[0], order[1]
@@ -93,8 +94,14 @@ def test_every_x86_variant_needs_at_least_what_the_one_below_it_needs() -> None:
     assert {"avx2", "fma", "f16c"} <= set(X86_VARIANTS["haswell"])
 
 
+@pytest.fixture
+def unforced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The variant Corral would choose itself, whatever CORRAL_LLAMA_CPU the test run was given."""
+    monkeypatch.delenv("CORRAL_LLAMA_CPU", raising=False)
+
+
 @needs_portable
-def test_the_installed_portable_build_runs_here_and_lists_its_variants() -> None:
+def test_the_installed_portable_build_runs_here_and_lists_its_variants(unforced: None) -> None:
     build = inspect_build()
     assert build.portable and build.variants
     chosen = next(v for v in build.variants if v.name == build.chosen)
@@ -106,7 +113,8 @@ def test_the_installed_portable_build_runs_here_and_lists_its_variants() -> None
 
 
 @needs_portable
-def test_a_cpu_without_avx512_gets_haswell_and_cannot_force_skylakex(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cpu_without_avx512_gets_haswell_and_cannot_force_skylakex(monkeypatch: pytest.MonkeyPatch,
+                                                                     unforced: None) -> None:
     monkeypatch.setattr(cpu, "_cpu_info", lambda: ("Simulated AVX2 CPU", HASWELL_FLAGS))
     build = inspect_build()
     assert build.chosen in ("haswell", "alderlake") or X86_VARIANTS[build.chosen] == ()  # nothing above AVX2
@@ -145,7 +153,7 @@ def test_forcing_a_variant_above_the_cpu_is_one_line_and_exit_2(command: list[st
 
 
 @needs_portable
-def test_doctor_names_the_variant_in_use() -> None:
+def test_doctor_names_the_variant_in_use(unforced: None) -> None:
     result = CliRunner().invoke(app, ["doctor", "--json"])
     assert result.exit_code == 0, result.output
     facts = json.loads(result.stdout)

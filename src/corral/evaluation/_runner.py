@@ -342,7 +342,16 @@ def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRe
 
 
 def _model_id(config: RunConfig) -> str:
-    return f"{config.model}@{config.base_url}" if config.base_url else config.model
+    """The model as the response cache knows it. A local llama.cpp model includes its CPU variant: variants' kernels
+    round differently, so a response computed on one is not the answer another gives (CORRAL_LLAMA_CPU=skylakex
+    must reproduce skylakex figures, not return what zen4 said)."""
+    if config.base_url:
+        return f"{config.model}@{config.base_url}"
+    if config.backend == "llamacpp":
+        from corral.models import load_backends
+
+        return f"{config.model}@llama.cpp-{load_backends().chosen}"
+    return config.model
 
 
 def _write_json(path: Path, data: Any) -> None:
