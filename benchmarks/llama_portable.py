@@ -7,6 +7,7 @@ in its own process (a process can hold one llama.cpp), interleaved over ``--repe
 
   * portable        — the variant Corral picks here;
   * portable-haswell — the AVX2 variant forced (``CORRAL_LLAMA_CPU=haswell``): what an AVX2-only CPU gets;
+  * portable-x64    — the lowest variant (no SIMD beyond x86-64's SSE2), for scale;
   * native          — llama-cpp-python's default build (``GGML_NATIVE=ON``: ``-march=native``), and, on a CPU that
                       reports AMX, native-no-amx (the same without AMX: llama.cpp's AMX kernels crash in some VMs).
                       Built by ``--build-native`` into ``--cache``, or given with ``--peer NAME=DIR``.
@@ -95,7 +96,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     args = parser.parse_args()
 
-    configs: dict[str, dict[str, str]] = {"portable": {}, "portable-haswell": {"CORRAL_LLAMA_CPU": "haswell"}}
+    configs: dict[str, dict[str, str]] = {"portable": {}, "portable-haswell": {"CORRAL_LLAMA_CPU": "haswell"},
+                                          "portable-x64": {"CORRAL_LLAMA_CPU": "x64"}}
     peers = dict(item.split("=", 1) for item in args.peer)
     if args.build_native:
         peers["native"] = str(build_peer(args.cache, "native", "-DGGML_NATIVE=ON", {}))
@@ -128,7 +130,7 @@ def main() -> None:
     for peer in peers:
         if "error" in results[peer]:
             continue
-        for name in ("portable", "portable-haswell"):
+        for name in ("portable", "portable-haswell", "portable-x64"):
             if "error" not in results[name]:
                 ratio = results[name]["decode_tps"] / results[peer]["decode_tps"]
                 print(f"{name} / {peer} decode: {ratio:.3f}x")

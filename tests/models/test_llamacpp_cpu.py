@@ -172,3 +172,14 @@ def test_doctor_exits_2_when_the_forced_variant_cannot_run(monkeypatch: pytest.M
     result = CliRunner().invoke(app, ["doctor"])
     assert result.exit_code == 2
     assert "lacks avx512f" in result.stderr
+
+
+@needs_portable
+def test_importing_llama_cpp_first_still_loads_the_variant() -> None:
+    # the wheel's libggml.so and libggml.so.0 are two files: the variant must go into the ggml libllama uses
+    code = ("import llama_cpp\nfrom corral.models import Request, Sampling, load_model\n"
+            "[[c]] = load_model('smollm2').complete([Request.user('Hi', Sampling(max_tokens=2))])\n"
+            "print(c.completion_tokens)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2"

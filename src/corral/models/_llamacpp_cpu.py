@@ -254,12 +254,15 @@ def choose_variant(variants: tuple[Variant, ...], forced: str | None = None) -> 
     return picked
 
 
-def _load_core(directory: Path) -> None:
-    """libggml-base must be in the process before a variant is opened (the variants find it by its soname)."""
-    for name in ("libggml-base.so", "libggml.so"):
-        path = directory / name
-        if path.exists():
-            ctypes.CDLL(str(path), mode=os.RTLD_GLOBAL)
+def _load_core(directory: Path) -> ctypes.CDLL:
+    """libllama, opened from the same file llama-cpp-python opens, so that both get one handle and one ggml.
+
+    A wheel cannot hold symlinks, so ``libggml.so``, ``libggml.so.0`` and ``libggml.so.0.25.3`` are three copies;
+    opening one by path beside the one libllama linked (``.so.0``, through its RPATH) gives a second backend
+    registry that llama.cpp never reads. ggml's functions are therefore looked up through libllama's handle (dlsym
+    searches a library's dependencies), and the variants, which need ``libggml-base.so.0``, find the copy libllama
+    already brought in."""
+    return ctypes.CDLL(str(directory / "libllama.so"))
 
 
 _PROBE = """
@@ -385,15 +388,14 @@ def run_probe(command: list[str], timeout: float = 120) -> str | None:
 
 def _load_variant(directory: Path, variant: Path) -> None:
     """Load one CPU variant into llama.cpp's backend registry (before llama.cpp loads any backend itself)."""
-    _load_core(directory)
     import logging
 
-    import llama_cpp  # noqa: F401  (loads libllama and libggml the way llama-cpp-python does)
+    import llama_cpp  # noqa: F401  (its log callback; libllama as llama-cpp-python opens it)
 
     # llama-cpp-python prints llama.cpp's log lines at levels its logger passes; Llama(verbose=False) sets ERROR
     # later, and ggml's "loaded CPU backend" line would come first
     logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)
-    ggml = ctypes.CDLL(str(directory / "libggml.so"), mode=os.RTLD_GLOBAL)
+    ggml = _load_core(directory)
     ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
     ggml.ggml_backend_load.restype = ctypes.c_void_p
     ggml.ggml_backend_load.argtypes = [ctypes.c_char_p]
