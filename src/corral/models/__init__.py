@@ -1,4 +1,5 @@
-"""One model protocol ("complete these chat requests") and its backends: llamacpp, transformers, openai."""
+"""One model protocol ("complete these chat requests") and its backends: llamacpp, transformers, openai, and a
+scripted model for testing Corral's own logic."""
 
 from ._bundled import bundled_gguf
 from ._llamacpp_cpu import (
@@ -16,6 +17,7 @@ from ._llamacpp_cpu import (
 )
 from ._load import load_model, parse_spec
 from ._protocol import Completion, Message, Model, ModelError, Request, Sampling
+from ._scripted import ScriptedModel, scripted_tokens
 from ._threads import THREADS_VARIABLE, default_threads
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "ModelError",
     "Request",
     "Sampling",
+    "ScriptedModel",
     "Variant",
     "backend_environment",
     "bundled_gguf",
@@ -41,4 +44,5 @@ __all__ = [
     "load_backends",
     "load_model",
     "parse_spec",
+    "scripted_tokens",
 ]

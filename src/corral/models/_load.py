@@ -13,6 +13,7 @@ DEFAULT_BACKEND = "llamacpp"
 
 def parse_spec(spec: str) -> tuple[str, str]:
     """``"smollm2"`` -> (llamacpp, smollm2); ``"openai:gpt-4o"`` -> (openai, gpt-4o)."""
+    _register_builtin()
     backend, sep, name = spec.partition(":")
     if sep and backend in backends.get_all():
         if not name:
@@ -38,7 +39,7 @@ def load_model(spec: str = "smollm2", **options: Any) -> Model:
 def _register_builtin() -> None:
     """Import the built-in backends (each registers itself); their heavy libraries load only when used."""
     from . import _llamacpp  # noqa: F401
-    for module in ("_transformers", "_openai"):
+    for module in ("_transformers", "_openai", "_scripted"):
         try:
             __import__(f"{__package__}.{module}")
         except ModuleNotFoundError as exc:

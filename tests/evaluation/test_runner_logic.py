@@ -1,0 +1,50 @@
+"""The runner's own logic on the scripted model: milliseconds, no model, the same code paths as a real run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from corral.evaluation import evaluate, read_records
+from corral.models import ScriptedModel
+
+WORDS = {"structure": ["word01", "word02"]}
+
+
+def _replies(request, i: int) -> str:  # a wrong answer first, then "fixed" after feedback
+    return "no" if len(request.messages) == 1 else "still no"
+
+
+def test_resume_extend_and_rounds_without_redoing_work(tmp_path: Path) -> None:
+    model = ScriptedModel(_replies)
+    run, summary = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, per_group=("structure", 2),
+                            loaded_model=model)
+    assert len(model.requests) == 4 and summary["complete"] and summary["success"]["value"] == 0.0
+    evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2), loaded_model=model)
+    assert len(model.requests) == 4  # nothing left to do
+    _, extended = evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2), samples=2,
+                           rounds=1, loaded_model=model)
+    # 4 new first attempts (sample 1), then a feedback round for each of the 8 failed samples
+    assert len(model.requests) == 4 + 4 + 8
+    feedback_turns = [r for r in model.requests if len(r.messages) == 3]
+    assert len(feedback_turns) == 8 and all(r.messages[1]["content"] == "no" for r in feedback_turns)
+    assert sorted({(r.sample, r.round) for r in read_records(run)}) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert extended["rounds"] == 1 and extended["complete"]
+
+
+def test_a_run_records_where_it_was_computed(tmp_path: Path) -> None:
+    run, summary = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, limit=1,
+                            loaded_model=ScriptedModel(["x"]))
+    assert json.loads((run / "runtime.json").read_text()) == ["scripted outputs (no model)"]
+    assert summary["runtimes"] == ["scripted outputs (no model)"]
+
+
+def test_a_script_that_runs_out_leaves_the_run_incomplete_and_a_rerun_finishes_it(tmp_path: Path) -> None:
+    run, summary = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, per_group=("structure", 2),
+                            loaded_model=ScriptedModel(["a", "b"]))
+    assert not summary["complete"] and len(read_records(run)) == 2
+    errors = (run / "errors.jsonl").read_text().splitlines()
+    assert len(errors) == 2 and "no output left" in errors[0]
+    _, again = evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2),
+                        loaded_model=ScriptedModel(["c", "d"]))
+    assert again["complete"] and len(read_records(run)) == 4
