@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib.util
 from types import ModuleType
 
+from corral.errors import CorralError
+
 EXTRAS: dict[str, tuple[str, ...]] = {
     "hf": ("torch", "transformers", "gguf", "accelerate", "datasets"),
     "ray": ("ray",),
@@ -18,7 +20,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 """Each extra and the modules it installs (``pip install 'corral[hf]'``); ``all`` is every one of them."""
 
 
-class MissingExtra(ImportError):
+class MissingExtra(CorralError, ImportError):
     """A feature needs a library that an extra installs."""
 
 

@@ -20,6 +20,7 @@ from enum import Enum
 from functools import cache
 from typing import Any
 
+from corral.errors import InputError
 from corral.registry import RegistryError
 from corral.text import Level
 
@@ -30,7 +31,7 @@ FORMAT = "corral.constraint.v1"
 _COMPOSITIONS: dict[str, type] = {"and": And, "or": Or, "not": Not, "foreach": ForEach}
 
 
-class ConstraintJSONError(ValueError):
+class ConstraintJSONError(InputError):
     """Bad JSON constraint data; ``path`` locates the field, e.g. ``body.parts[1].level``."""
 
     def __init__(self, path: str, message: str) -> None:

@@ -13,6 +13,7 @@ from functools import cache
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from corral.errors import InputError
 from corral.registry import RegistryError
 from corral.text import Level
 
@@ -75,7 +76,7 @@ _DESCRIBE = {
 }
 
 
-class ConstraintSyntaxError(ValueError):
+class ConstraintSyntaxError(InputError):
     """A spec that does not parse; ``line`` and ``column`` are 1-based."""
 
     def __init__(self, message: str, spec: str, line: int, column: int) -> None:

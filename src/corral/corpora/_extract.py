@@ -40,6 +40,7 @@ from corral.constraints import (
     UnitRef,
     parse,
 )
+from corral.errors import InputError
 from corral.text import Level, segment
 
 from ._chunks import Chunk
@@ -49,7 +50,7 @@ _WORDLIKE = re.compile(r"\w")
 _NUMBER_BASE = 987_000_000  # numeric holes parse as these (no real text has a count near a billion)
 
 
-class StructureError(ValueError):
+class StructureError(InputError):
     """A structure spec that cannot be used: bad syntax, or a hole that cannot be filled; the message says which."""
 
 

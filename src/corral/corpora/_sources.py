@@ -20,6 +20,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from corral.errors import InputError
+
 TEXT_SUFFIXES = (".txt", ".md")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
 PARQUET_SUFFIXES = (".parquet",)  # read with Hugging Face datasets (see _hf.py), as are save_to_disk folders
@@ -28,7 +30,7 @@ DEFAULT_SHARD_DOCUMENTS = 250
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a single JSON line larger than this is refused, not read into memory whole
 
 
-class CorpusError(ValueError):
+class CorpusError(InputError):
     """A corpus cannot be read: the message names the path (and line) and what is wrong."""
 
 

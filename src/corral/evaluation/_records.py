@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from corral.errors import InputError
+
 CONFIG_FILE = "config.json"
 RECORDS_FILE = "records.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -31,7 +33,7 @@ SampleDecoding = Literal["free", "constrained", "free-fallback"]
 expressible as a grammar (the reason is in ``fallback_reason``)."""
 
 
-class RunError(ValueError):
+class RunError(InputError):
     """A run directory cannot be used: unreadable, malformed, or made by another config. One line, with the path."""
 
 

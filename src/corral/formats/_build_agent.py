@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from corral.errors import CorralError
+
 from . import _agent  # noqa: F401  (registers the checker, which write_instances validates against)
 from ._agent import normalise
 
@@ -93,7 +95,7 @@ GAMES: tuple[GameSpec, ...] = (
 )
 
 
-class TextWorldMissing(ModuleNotFoundError):
+class TextWorldMissing(CorralError, ModuleNotFoundError):
     """TextWorld is not installed; the message says how to install it."""
 
 

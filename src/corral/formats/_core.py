@@ -19,13 +19,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from corral.errors import InputError
 from corral.registry import format_checkers, lookup
 
 Mode = Literal["strict", "reference"]
 MODES: tuple[Mode, ...] = ("strict", "reference")
 
 
-class InstanceError(ValueError):
+class InstanceError(InputError):
     """A task instance lacks what its checker needs; the message names the task, the instance and the field."""
 
 

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from corral.errors import GrammarError as GrammarError  # defined with Corral's other error roots
+
 GrammarFormat = Literal["lark", "json_schema", "regex"]
 
 MAX_GRAMMAR_CHARS = 1_000_000
 """Grammars are untrusted input too: beyond this size they are refused rather than compiled."""
 
 
-class GrammarError(ValueError):
-    """A grammar source is invalid; the message says what and where (field path, or line and column)."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, runtime_checkable
 
+from corral.errors import ModelError as ModelError  # defined with Corral's other error roots; its home stays here
+
 if TYPE_CHECKING:
     from corral.grammars import Grammar
 
@@ -26,8 +28,6 @@ class Message(TypedDict):
     content: str
 
 
-class ModelError(RuntimeError):
-    """A model could not be loaded or reached, or a request cannot be served; the message says which and why."""
 
 
 @dataclass(frozen=True)

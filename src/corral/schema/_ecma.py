@@ -10,10 +10,12 @@ from functools import lru_cache
 
 import corvus_regex_ecma262 as ecma
 
+from corral.errors import InputError
+
 MATCH_TIMEOUT_S = 1.0
 
 
-class PatternError(ValueError):
+class PatternError(InputError):
     """A pattern that is not an ECMA-262 regular expression, or a match that ran past the timeout."""
 
 

@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Literal
 
 import yaml
 
+from corral.errors import InputError
+
 from ._xml import MAX_DEPTH, XMLDataError, from_xml
 
 SampleFormat = Literal["json", "yaml", "xml"]
@@ -27,7 +29,7 @@ _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _TAGS = {"json": {"json", "jsonc", "json5"}, "yaml": {"yaml", "yml"}, "xml": {"xml"}}
 
 
-class SampleError(ValueError):
+class SampleError(InputError):
     """A sample that cannot be read as data of its format; the message is one line (format, where, what)."""
 
     def __init__(self, format: str, message: str) -> None:

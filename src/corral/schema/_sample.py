@@ -23,6 +23,8 @@ from typing import Any
 
 import rstr
 
+from corral.errors import InputError
+
 from ._dialect import FORMATS as FORMAT_CHECKS
 from ._dialect import validator_class
 from ._walk import KEYWORDS, _escape
@@ -32,7 +34,7 @@ _MINIMAL_DEPTH = 8  # below this many nested draws (recursive $ref), leave out e
 _MAX_DEPTH = 40
 
 
-class NoSampleError(ValueError):
+class NoSampleError(InputError):
     """No valid instance was found for the subschema named in the message."""
 
 

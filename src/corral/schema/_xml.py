@@ -25,6 +25,8 @@ import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from corral.errors import InputError
+
 TYPES = ("dict", "list", "str", "int", "float", "bool", "null")
 MAX_XML_CHARS = 1_000_000
 MAX_DEPTH = 64
@@ -32,7 +34,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]*$")
 _NUMBER = re.compile(r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$")
 
 
-class XMLDataError(ValueError):
+class XMLDataError(InputError):
     """The XML text is not typed XML data; the message names the element path and the problem."""
 
 
