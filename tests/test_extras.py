@@ -41,3 +41,14 @@ def test_installed_extras_reports_every_extra() -> None:
     found = installed_extras()
     assert set(found) == set(EXTRAS) and all(isinstance(v, bool) for v in found.values())
     assert install_command("ray") == "pip install 'corral[ray]'"
+
+
+def test_the_cli_prints_the_extra_with_its_brackets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from corral.cli import app
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    result = CliRunner().invoke(app, ["generate", "Hi", "--model", "transformers:smollm2", "--max-tokens", "2"])
+    assert result.exit_code == 2
+    assert "which the [hf] extra installs: pip install 'corral[hf]'" in result.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, parse, render
 from corral.registry import RegistryError
@@ -119,7 +120,7 @@ def _check_batch(path: Path, output: Path | None, workers: int | None) -> int:
         for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES):
             if "error" in record:
                 bad += 1
-                err.print(f"[red]error:[/red] {path}: {record['error']}", highlight=False, soft_wrap=True)
+                err.print("[red]error:[/red] " + escape(f"{path}: {record['error']}"), highlight=False, soft_wrap=True)
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
     finally:
         if output:

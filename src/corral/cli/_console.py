@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 out = Console()
 err = Console(stderr=True)
@@ -12,6 +13,7 @@ EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``error: message`` to stderr and return the exit to raise (code 2)."""
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    """Print ``error: message`` to stderr and return the exit to raise (code 2). The message is printed as it is:
+    brackets in it (``[hf]``, ``[collie-v1]``) are text, not rich markup."""
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_BAD_INPUT)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ._console import EXIT_BAD_INPUT, err, out
+from ._console import fail, out
 
 
 def _version(package: str) -> str:
@@ -107,8 +107,7 @@ def doctor_command(
             else:
                 out.print(f"[bold]{key}[/bold]: {value}", highlight=False, soft_wrap=True)
     if problem:
-        err.print(f"[red]error:[/red] {problem}", highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise fail(problem)
 
 
 def register(app: typer.Typer) -> None:
