@@ -58,6 +58,7 @@ def test_a_probe_that_dies_by_a_signal_is_named() -> None:
     assert cpu.run_probe([sys.executable, "-c", "print('ok')"]) is None
     failed = cpu.run_probe([sys.executable, "-c", "raise SystemExit('no model here')"])
     assert failed is not None and "exit code 1: no model here" in failed
+    assert cpu.run_child([sys.executable, "-c", "print('{}')"]) == (None, "{}\n")
 
 
 @needs_portable

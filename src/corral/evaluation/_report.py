@@ -45,13 +45,11 @@ def write_report(runs: Sequence[Path], out: Path, recheck: bool = False) -> Path
 def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
     if not run.is_dir():
         raise RunError(f"{run}: no such run directory")
+    from ._runner import read_runtimes, rejudge
+
     config, records = read_config(run), read_records(run)
     if recheck:
-        from ._runner import rejudge
-
         records = rejudge(config, records)
-    from ._runner import read_runtimes
-
     return summarize(config, records) | {"runtimes": read_runtimes(run)}
 
 

@@ -271,7 +271,8 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
 
     completions: list[Completion | None] = [None] * len(batch)
     cached = [False] * len(batch)
-    keys = [ResponseCache.key(r, config.backend, _model_id(config)) for r in requests] if cache else []
+    model_id = _model_id(config) if cache else ""
+    keys = [ResponseCache.key(r, config.backend, model_id) for r in requests] if cache else []
     if cache is not None:
         for i, key in enumerate(keys):
             completions[i] = cache.get(key)

@@ -34,7 +34,7 @@ import platform
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -118,7 +118,11 @@ class LlamaBuild:
     variants: tuple[Variant, ...] = ()
     chosen: str = ""  # the variant in use (portable) or "single" (a one-variant build)
     compiled_for: tuple[str, ...] = ()  # a single-variant build's instruction sets (ggml_cpu_has_*)
-    missing: tuple[str, ...] = field(default=())  # what this CPU lacks for the chosen variant or the build
+
+    @property
+    def chosen_path(self) -> Path | None:
+        """The chosen variant's library (a portable build), else None."""
+        return next((v.path for v in self.variants if v.name == self.chosen), None)
 
     def describe(self) -> str:
         """One line for summaries and reports: ``llama.cpp CPU variant haswell (portable build)``."""
@@ -228,7 +232,7 @@ def inspect_build(forced: str | None = None) -> LlamaBuild:
         crash = probe(picked.path)
         variants = tuple(replace(v, crash=crash, probed=True) if v is picked else v for v in variants)
         if crash is None:
-            return LlamaBuild(directory, True, variants, picked.name, missing=picked.missing)
+            return LlamaBuild(directory, True, variants, picked.name)
 
 
 def choose_variant(variants: tuple[Variant, ...], forced: str | None = None) -> Variant:
@@ -280,24 +284,16 @@ print(json.dumps(out))
 
 def _single_variant(directory: Path) -> LlamaBuild:
     """A build compiled for one instruction set: read what it was compiled for in a child process (so that a
-    library this CPU cannot even load kills the child), then compare with the CPU."""
+    library this CPU cannot even load kills the child), compare with the CPU, then probe it."""
     library = directory / "libggml-cpu.so"
     if not library.exists():
         return LlamaBuild(directory, False, chosen="single")
-    try:
-        done = subprocess.run([sys.executable, "-c", _PROBE, str(library), *_COMPILED_FEATURES],
-                              capture_output=True, text=True, timeout=60, check=False)
-    except subprocess.TimeoutExpired:
-        raise CpuMismatch(f"probing {library} took over 60 s; reinstall the portable build: {REINSTALL}") from None
-    if done.returncode != 0:
-        how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
-        raise CpuMismatch(f"the installed llama.cpp ({library}) cannot be loaded on this CPU ({cpu_model()}; the "
-                          f"probe ended with {how}); reinstall the portable build: {REINSTALL}")
-    compiled = tuple(name for name, on in json.loads(done.stdout).items() if on)
-    flags = cpu_flags()
-    missing = tuple(name for name in compiled if any(f not in flags for f in _COMPILED_FEATURES[name]))
-    if "amx_int8" in compiled and "amx_int8" not in missing and not _amx_permitted():
-        missing += ("amx_int8 (the kernel refused this process AMX tile state)",)
+    failure, answer = run_child([sys.executable, "-c", _PROBE, str(library), *_COMPILED_FEATURES], timeout=60)
+    if failure is not None:
+        raise CpuMismatch(f"the installed llama.cpp ({library}) {failure.replace('probed', 'inspected')} on this "
+                          f"CPU ({cpu_model()}); reinstall the portable build: {REINSTALL}")
+    compiled = tuple(name for name, on in json.loads(answer).items() if on)
+    missing = _missing(tuple(flag for name in compiled for flag in _COMPILED_FEATURES[name]), cpu_flags())
     if missing:
         raise CpuMismatch(f"the installed llama.cpp was compiled for {', '.join(missing)}, which this CPU "
                           f"({cpu_model()}) lacks; reinstall the portable build: {REINSTALL}")
@@ -369,21 +365,26 @@ def probe(library: Path) -> str | None:
 
 def run_probe(command: list[str], timeout: float = 120) -> str | None:
     """Run a probe command; None if it exits 0, else what happened to it, in words."""
+    return run_child(command, timeout)[0]
+
+
+def run_child(command: list[str], timeout: float = 120) -> tuple[str | None, str]:
+    """Run a child process that may die on this CPU: (None, its stdout) if it exits 0, else (how it failed, "")."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False,
                               env={**os.environ, VARIANT_VARIABLE: ""})
     except subprocess.TimeoutExpired:
-        return f"did not finish within {timeout:g} s when probed"
+        return f"did not finish within {timeout:g} s when probed", ""
     if done.returncode == 0:
-        return None
+        return None, done.stdout
     if done.returncode < 0:
         try:
             name = signal.Signals(-done.returncode).name
         except ValueError:
             name = f"signal {-done.returncode}"
-        return f"crashed with {name} when probed"
+        return f"crashed with {name} when probed", ""
     last = (done.stderr.strip().splitlines() or [""])[-1][:200]
-    return f"failed when probed (exit code {done.returncode}: {last})"
+    return f"failed when probed (exit code {done.returncode}: {last})", ""
 
 
 def _load_variant(directory: Path, variant: Path) -> None:
@@ -413,7 +414,7 @@ def load_backends() -> LlamaBuild:
         return _loaded[0]
     build = inspect_build()
     if build.portable:
-        _load_variant(build.lib_dir, next(v.path for v in build.variants if v.name == build.chosen))
+        _load_variant(build.lib_dir, build.chosen_path)  # type: ignore[arg-type]
     _loaded.append(build)
     return build
 
@@ -421,7 +422,5 @@ def load_backends() -> LlamaBuild:
 def backend_environment() -> dict[str, str]:
     """Variables for a child process that runs llama.cpp without Corral's loader (``python -m llama_cpp.server``):
     ``GGML_BACKEND_PATH`` names the chosen variant, which llama.cpp loads at start-up."""
-    build = inspect_build()
-    if not build.portable:
-        return {}
-    return {"GGML_BACKEND_PATH": str(next(v.path for v in build.variants if v.name == build.chosen))}
+    path = inspect_build().chosen_path
+    return {"GGML_BACKEND_PATH": str(path)} if path is not None else {}
