@@ -18,8 +18,8 @@ import json
 import time
 from pathlib import Path
 
-from corral.collie import constraint_for
 from corral.registry import profiles
+from corral.suites.collie import constraint_for
 from corral.text import _collie_v1, get_profile
 
 REFERENCE_VERDICTS_PER_S = 2150

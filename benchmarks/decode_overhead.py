@@ -20,10 +20,10 @@ import argparse
 import json
 import time
 
-from corral.collie import constraint_for
-from corral.collie._data import instances
 from corral.grammars import Grammar, NotExpressible, compile_constraint
 from corral.models import Request, Sampling, load_model
+from corral.suites.collie import constraint_for
+from corral.suites.collie._data import instances
 
 RECORDS = [
     {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},

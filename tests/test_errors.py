@@ -10,7 +10,7 @@ import pytest
 from corral.errors import CorralError, GrammarError, InputError, ModelError
 
 PACKAGES = ["corral.constraints", "corral.grammars", "corral.models", "corral.evaluation", "corral.corpora",
-            "corral.schema", "corral.formats", "corral.tasks", "corral.text", "corral.extras"]
+            "corral.schema", "corral.suites.formatbench", "corral.tasks", "corral.text", "corral.extras"]
 
 
 def _exported_errors() -> list[tuple[str, type[BaseException]]]:

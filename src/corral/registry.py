@@ -10,6 +10,7 @@ specs and runs still resolve to what produced them.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import catalogue
@@ -22,6 +23,7 @@ __all__ = [
     "chunk_filters",
     "chunk_processors",
     "lookup",
+    "names",
     "profiles",
     "quality_aggregates",
     "tasks",
@@ -57,13 +59,43 @@ build_suites = catalogue.create("corral", "build_suites", entry_points=True)
 #: ``corral.evaluation.aggregate_quality``.
 quality_aggregates = catalogue.create("corral", "quality_aggregates", entry_points=True)
 
-#: Format checkers (FormatBench), ``name -> corral.formats.FormatChecker``: mcq, eqa, ner, parse, capseg, ...
+#: Format checkers (FormatBench), ``name -> corral.suites.formatbench.FormatChecker``: mcq, eqa, ner, parse, capseg, ...
 format_checkers = catalogue.create("corral", "format_checkers", entry_points=True)
+
+
+#: The module that registers each registry's built-in entries, imported on first lookup. Naming it here (a string,
+#: not an import) keeps the registries at the bottom of the package: a lower layer can look up a task or a checker
+#: without importing the suites above it, as entry points let other packages do.
+BUILTINS: dict[str, tuple[str, ...]] = {
+    "profiles": ("corral.text",),
+    "base_constraints": ("corral.constraints",),
+    "backends": ("corral.models",),
+    "tasks": ("corral.suites",),
+    "answer_extractors": ("corral.tasks",),
+    "chunk_filters": ("corral.corpora",),
+    "chunk_processors": ("corral.corpora",),
+    "build_suites": ("corral.corpora",),
+    "quality_aggregates": ("corral.evaluation", "corral.suites"),
+    "format_checkers": ("corral.suites.formatbench",),
+}
+
+
+def names(registry: catalogue.Registry) -> list[str]:
+    """Every registered name, built-ins included, sorted."""
+    _load_builtins(registry)
+    return sorted(registry.get_all())
 
 
 def lookup(registry: catalogue.Registry, name: str, what: str) -> Any:
     """Get ``name`` from ``registry`` or raise a one-line error listing the names that exist."""
+    if name not in registry:
+        _load_builtins(registry)
     if name in registry:
         return registry.get(name)
-    available = ", ".join(sorted(registry.get_all())) or "none"
+    available = ", ".join(names(registry)) or "none"
     raise RegistryError(f"unknown {what} {name!r}; available: {available}")
+
+
+def _load_builtins(registry: catalogue.Registry) -> None:
+    for module in BUILTINS.get(registry.namespace[-1], ()):
+        importlib.import_module(module)

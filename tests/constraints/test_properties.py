@@ -8,8 +8,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from corral import from_json, parse
-from corral.collie import constraint_for
 from corral.constraints import Constraint
+from corral.suites.collie import constraint_for
 
 from .strategies import constraints
 

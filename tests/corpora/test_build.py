@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.collie import STRUCTURES
 from corral.constraints import parse
 from corral.corpora import BuildPlan, build_local, default_corpus, read_shard, recipe, shards
 from corral.corpora._sources import DEFAULT_DOCUMENTS
 from corral.corpora._suites import collie_v1
+from corral.suites.collie import STRUCTURES
 from corral.tasks import get_task, select
 
 from ._corpus_files import write_sample_corpus
@@ -160,7 +160,7 @@ def test_collie_v1_suite_mirrors_the_reference_structures():
     holes as wildcards matches some v1 row's constraint."""
     import re
 
-    from corral.collie import instances
+    from corral.suites.collie import instances
 
     v1 = {}
     for inst in instances():
@@ -183,7 +183,7 @@ def test_file_hash_is_the_task_version(built, tmp_path):
     assert get_task(str(copy)).version == "sha256:" + hashlib.sha256(built.read_bytes()).hexdigest()[:16]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"constraint": "sentence: count(text, word) == 3"}\n{oops\n')
-    with pytest.raises(ValueError, match=r"bad.jsonl:2: malformed JSON"):
+    with pytest.raises(ValueError, match=r"bad.jsonl:2:2: malformed JSON"):
         get_task(str(bad))
 
 

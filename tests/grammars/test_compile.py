@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.collie import STRUCTURES, constraint_for
-from corral.collie._data import instances
 from corral.constraints import TEXT, UNIT, And, Constraint, Count, ForEach, Match, Not, Or, Pos, Quantifier, Regex, Rel
 from corral.grammars import Grammar, GrammarError, NotExpressible, accepts, compile_constraint, sample
+from corral.suites.collie import STRUCTURES, constraint_for
+from corral.suites.collie._data import instances
 from corral.text import Level
 
 PROFILES = ["default", "collie-v1"]

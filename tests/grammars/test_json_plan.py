@@ -29,8 +29,7 @@ from corral.grammars._schema_json_plan import (
 
 
 def _shipped_schemas():
-    from corral.schema import generate_suite
-    from corral.schema._realworld import jsonschemabench, schemastore
+    from corral.schema import generate_suite, jsonschemabench, schemastore
 
     yield from ((b.id, b.schema) for b in jsonschemabench())
     yield from ((s.name, s.schema) for s in schemastore())

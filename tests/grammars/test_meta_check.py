@@ -36,8 +36,7 @@ def _suite_schemas() -> list[Any]:
 
 
 def test_the_fast_check_refuses_only_what_jsonschema_refuses_and_differs_only_on_ecma_patterns():
-    from corral.schema import generate_suite
-    from corral.schema._realworld import jsonschemabench, schemastore
+    from corral.schema import generate_suite, jsonschemabench, schemastore
 
     schemas = [b.schema for b in jsonschemabench()] + [s.schema for s in schemastore()]
     schemas += [g.schema for g in generate_suite(200, 0)] + _suite_schemas()

@@ -12,10 +12,10 @@ import re
 import jsonschema
 import pytest
 
-from corral.collie import STRUCTURES, constraint_for
-from corral.collie._data import instances
 from corral.grammars import Grammar, NotExpressible, compile_constraint
 from corral.models import Request, Sampling, load_model
+from corral.suites.collie import STRUCTURES, constraint_for
+from corral.suites.collie._data import instances
 from corral.text import Level
 
 pytestmark = pytest.mark.model

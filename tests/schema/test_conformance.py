@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from corral.schema import schemastore, schemastore_documents, schemastore_registry
 from corral.schema._conformance import run_test_suite
-from corral.schema._realworld import schemastore, schemastore_documents, schemastore_registry
 from corral.schema._validate import validate
 from tests.conftest import SHARED_DATA
 

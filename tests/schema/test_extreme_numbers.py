@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.schema import SampleError, parse_sample, validate
-from corral.schema._check import check_sample
+from corral.schema import SampleError, check_sample, parse_sample, validate
 
 SCHEMAS = [{"type": "integer"}, {"multipleOf": 0.5}, {"multipleOf": 3}, {"multipleOf": 0.1}, {"maximum": 1.5},
            {"type": "number", "exclusiveMinimum": 0.1}, {"enum": [1.5]}, {"type": "integer", "minimum": 0}]

@@ -9,8 +9,8 @@ from functools import cache
 from multiprocessing import get_context
 from typing import Any
 
-from corral.collie import constraint_for
 from corral.constraints import Constraint, ConstraintSyntaxError, from_json, parse
+from corral.suites.collie import constraint_for
 
 MAX_LINE_CHARS = 20_000_000
 PARALLEL_FROM_LINES = 2_000

@@ -46,9 +46,11 @@ def build(
 
     Writes FILE.jsonl (loadable with `corral eval FILE.jsonl`) and FILE.stats.md / .stats.png / .stats.json.
     """
-    from corral.corpora._build import BuildPlan, write_atomic, write_instances
-    from corral.corpora._sources import CorpusError, shards
-    from corral.corpora._stats import chart, markdown, summary
+    from corral.corpora import BuildPlan, CorpusError, shards, write_instances
+    from corral.corpora import stats_chart as chart
+    from corral.corpora import stats_markdown as markdown
+    from corral.corpora import stats_summary as summary
+    from corral.jsonl import atomic_write as write_atomic
 
     if engine not in ("local", "ray"):
         raise _fail(f"unknown --engine {engine!r}; valid: local, ray")
@@ -92,7 +94,7 @@ def build(
 
 def _recipes(suite, structures, ranges, candidates, where, profile, passage_paragraphs):  # type: ignore[no-untyped-def]
     """The recipes the options describe: a suite's (or some of its structures by name) and specs with holes."""
-    from corral.corpora._extract import Recipe, recipe
+    from corral.corpora import Recipe, recipe
     from corral.registry import build_suites, lookup
 
     parsed_ranges = dict(_range(r) for r in ranges)
@@ -145,9 +147,9 @@ def _is_spec(item: str) -> bool:
 
 
 def _holes(spec: str) -> list[str]:
-    from corral.corpora._extract import _HOLE
+    from corral.corpora import holes
 
-    return _HOLE.findall(spec)
+    return holes(spec)
 
 
 def _range(text: str) -> tuple[str, tuple[int, int]]:
@@ -177,14 +179,14 @@ def _candidates(text: str) -> tuple[str, tuple[str, ...] | str]:
 def _run(plan, shard_list, engine, workers):  # type: ignore[no-untyped-def]
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from corral.corpora._build import build_local
+    from corral.corpora import build_local
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("shards"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         line = bar.add_task(f"build ({engine})", total=len(shard_list))
         advance = lambda shard: bar.advance(line)  # noqa: E731
         if engine == "ray":
-            from corral.corpora._ray import build_ray
+            from corral.corpora import build_ray
 
             return build_ray(plan, shard_list, on_shard=advance, num_cpus=workers)
         return build_local(plan, shard_list, on_shard=advance)

@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from corral.collie import BY_CODE, constraint_for, instances
+from corral.suites.collie import BY_CODE, constraint_for, instances
 
 from ._console import fail, out
 

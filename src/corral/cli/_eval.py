@@ -59,8 +59,15 @@ def eval_command(
     report: Annotated[bool, typer.Option(help="Write report.md and plots when done.")] = True,
 ) -> None:
     """Evaluate a model on a task. Rerunning the same command resumes it; more --samples or --rounds extend it."""
-    from corral.evaluation import ResponseCache, RunError, SamplingConfig, evaluate, write_report
-    from corral.evaluation._runner import default_run_dir, plan_config
+    from corral.evaluation import (
+        ResponseCache,
+        RunError,
+        SamplingConfig,
+        default_run_dir,
+        evaluate,
+        plan_config,
+        write_report,
+    )
     from corral.models import ModelError, load_model
     from corral.registry import RegistryError
     from corral.tasks import get_task, select

@@ -15,8 +15,7 @@ MAX_INSTANCE_BYTES = 50_000_000
 
 def load_instance(path: Path, task: str, ident: str | None) -> dict[str, Any]:
     """One instance from a JSON file (an object) or a JSONL file (the row with ``ident``, or its only row)."""
-    from corral.formats import InstanceError
-    from corral.formats._instances import read_instances_file
+    from corral.suites.formatbench import InstanceError, read_instances_file
 
     try:
         if path.stat().st_size > MAX_INSTANCE_BYTES:
@@ -47,8 +46,8 @@ def load_instance(path: Path, task: str, ident: str | None) -> dict[str, Any]:
 
 def check_format_command(task: str, instance_path: Path, output: str, ident: str | None, mode: str,
                          as_json: bool) -> int:
-    from corral.formats import InstanceError, get_checker
     from corral.registry import RegistryError
+    from corral.suites.formatbench import InstanceError, get_checker
 
     try:
         checker = get_checker(task)

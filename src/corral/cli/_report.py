@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from corral.evaluation._records import CONFIG_FILE, RunError
+from corral.evaluation import CONFIG_FILE, RunError
 
 from ._console import fail as _fail
 
@@ -34,7 +34,7 @@ def report_command(
                        ] = False,
 ) -> None:
     """Write a Markdown report with charts comparing RUNS, and print the path of report.md."""
-    from corral.evaluation._report import write_report
+    from corral.evaluation import write_report
 
     if out is None:
         out = runs[0] if len(runs) == 1 else runs[0].parent / "report"
@@ -52,8 +52,7 @@ def runs_command(
         "corral-runs"),
 ) -> None:
     """List the runs under ROOT with their first-attempt and final success."""
-    from corral.evaluation._metrics import summarize
-    from corral.evaluation._records import read_config, read_records
+    from corral.evaluation import read_config, read_records, summarize
 
     if not root.is_dir():
         raise _fail(f"{root}: no such directory")

@@ -6,7 +6,7 @@ A ``Constraint`` is checked (``c.check(text)`` → ``Verdict`` with per-part res
 """
 
 from . import _builtin  # noqa: F401  (registers count, match, regex)
-from ._check import Context, Result, Verdict, check, evaluate
+from ._check import Context, Result, Verdict, check
 from ._english import Phrasing
 from ._json import ConstraintJSONError, from_json, to_json
 from ._kinds import BaseKind, Call, get_kind, kind_of, register_kind
@@ -60,7 +60,6 @@ __all__ = [
     "UnitRef",
     "Verdict",
     "check",
-    "evaluate",
     "from_json",
     "get_kind",
     "kind_of",

@@ -12,14 +12,12 @@ failed build leaves either the old file or none, never half a file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from corral.jsonl import atomic_write
 from corral.text import Level
 
 from ._chunks import chunks
@@ -151,42 +149,7 @@ def build_local(plan: BuildPlan, shard_list: Sequence[Shard],
     return BuildResult.of(plan, state)
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write ``path`` via a temporary file in the same folder, renamed over it once complete."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes it private; the result should be an ordinary file
-        with os.fdopen(fd, "wb") as out:
-            out.write(text.encode("utf-8") if isinstance(text, str) else text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_instances(result: BuildResult, out: Path) -> int:
     lines = result.lines()
-    write_atomic(out, "".join(line + "\n" for line in lines))
+    atomic_write(out, "".join(line + "\n" for line in lines))
     return len(lines)
-
-
-def read_instances(path: Path) -> list[dict[str, Any]]:
-    """The rows of an instances file; a malformed line is an error naming its number."""
-    rows = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: malformed JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("constraint"), str):
-                raise ValueError(f"{path}:{number}: an instance needs a string field 'constraint'")
-            rows.append(row)
-    return rows

@@ -68,6 +68,11 @@ class Structure:
         return (*self.numbers, *self.strings)
 
 
+def holes(spec: str) -> list[str]:
+    """The names of a structure's ``?holes``, in order of appearance."""
+    return _HOLE.findall(spec)
+
+
 def parse_structure(spec: str) -> Structure:
     """Parse a spec with ``?name`` holes; each hole is a whole number or a string, as its place requires."""
     names = list(dict.fromkeys(_HOLE.findall(spec)))

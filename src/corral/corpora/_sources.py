@@ -191,7 +191,7 @@ def default_corpus(stats: SourceStats | None = None) -> Iterator[Document]:
         for doc in _jsonl_lines(io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8"),
                                 "public_domain", "text", stats):
             yield Document(doc.id, doc.text, doc.source, {**doc.meta, "source": str(doc.meta["id"]).split("/")[0]})
-    from corral.collie._data import instances
+    from corral.suites.collie import instances
 
     seen: set[str] = set()
     for inst in instances():

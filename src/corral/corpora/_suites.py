@@ -1,6 +1,6 @@
 """Named suites of recipes: ``collie-v1`` rebuilds the 13 COLLIE-v1 structures from any corpus.
 
-Each structure is written as a spec with ``?holes`` (the same constraints ``corral.collie`` builds for the v1
+Each structure is written as a spec with ``?holes`` (the same constraints ``corral.suites.collie`` builds for the v1
 data, same names), with value ranges taken from the v1 data's own spread, so a rebuilt suite looks like v1 but
 comes from the user's corpus and seed. Per-unit lists (para05's last words, pass01's last sentences) become one
 alternative per list length. ``where`` conditions keep trivial examples out without entering the constraint

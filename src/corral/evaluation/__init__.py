@@ -3,11 +3,12 @@ the shared response cache, metrics (success, pass@k, per round) and reports."""
 
 from ._cache import ResponseCache, default_cache_path
 from ._metrics import pass_at_k, summarize
-from ._records import RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
+from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
 from ._report import write_report
-from ._runner import default_run_dir, evaluate
+from ._runner import default_run_dir, evaluate, plan_config
 
 __all__ = [
+    "CONFIG_FILE",
     "ResponseCache",
     "RunConfig",
     "RunError",
@@ -17,6 +18,7 @@ __all__ = [
     "default_run_dir",
     "evaluate",
     "pass_at_k",
+    "plan_config",
     "read_config",
     "read_records",
     "summarize",

@@ -12,6 +12,7 @@ samples into minimally invalid ones.
 docs/schema.md describes the forms, the conventions of the XML and YAML samples, and what is validated how.
 """
 
+from ._check import SampleVerdict, check_sample
 from ._conformance import ConformanceReport, run_test_suite
 from ._english import describe
 from ._errors import SchemaInputError
@@ -20,6 +21,7 @@ from ._generate import CONCODE, GeneratedSchema, GeneratorConfig, generate_schem
 from ._mutate import MUTABLE_KEYWORDS, Mutation, mutate
 from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample
 from ._pydantic import PYDANTIC_UNSUPPORTED, pydantic_equivalent, to_pydantic, unsupported_keywords
+from ._realworld import jsonschemabench, schemastore, schemastore_documents, schemastore_registry
 from ._sample import NoSampleError, valid_sample
 from ._validate import RefProblem, SchemaViolation, check_schema, is_valid, unresolvable_refs, validate
 from ._walk import keyword_census, subschemas
@@ -40,15 +42,18 @@ __all__ = [
     "RefProblem",
     "SampleError",
     "SampleFormat",
+    "SampleVerdict",
     "SchemaForm",
     "SchemaInputError",
     "SchemaViolation",
+    "check_sample",
     "check_schema",
     "describe",
     "extract_block",
     "generate_schema",
     "generate_suite",
     "is_valid",
+    "jsonschemabench",
     "keyword_census",
     "mutate",
     "parse_sample",
@@ -57,6 +62,9 @@ __all__ = [
     "render_sample",
     "render_schema",
     "run_test_suite",
+    "schemastore",
+    "schemastore_documents",
+    "schemastore_registry",
     "subschemas",
     "suite_census",
     "to_pydantic",

@@ -124,21 +124,19 @@ class Task:
 
 
 def get_task(name: str, **options: Any) -> Task:
-    """The registered task ``name`` or the task of an instances file (``corral build``'s output), made with
-    ``options`` (``get_task("formatbench", checker_mode="reference")``); an unknown name or option is a one-line
-    error listing what exists."""
+    """The registered task ``name`` or the task of an instances file (``corral build``'s output, ``*.jsonl``), made
+    with ``options`` (``get_task("formatbench", checker_mode="reference")``); an unknown name or option is a
+    one-line error listing what exists."""
     import inspect
 
-    from . import _collie, _concode, _formatbench  # noqa: F401  (built-in tasks register themselves)
-    from ._file import instances_file_task, is_instances_file
-
-    factory = instances_file_task if is_instances_file(name) else lookup(tasks, name, "task")
+    from_file = name.endswith(".jsonl")
+    factory = lookup(tasks, "instances-file" if from_file else name, "task")
     accepted = [p for p in inspect.signature(factory).parameters if p != "path"]
     unknown = [key for key in options if key not in accepted]
     if unknown:
         raise ValueError(f"task {name!r} has no option {', '.join(map(repr, unknown))}; "
                          f"its options: {', '.join(accepted) or 'none'}")
-    return factory(name, **options) if is_instances_file(name) else factory(**options)
+    return factory(name, **options) if from_file else factory(**options)
 
 
 def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit: int | None = None,

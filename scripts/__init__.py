@@ -1,0 +1,1 @@
+"""Scripts that build the data Corral ships; run from the repository root, never installed."""

@@ -1,0 +1,1 @@
+"""Rebuild the shipped FormatBench data: ``python -m scripts.formatbench --shared ../shared/data``."""

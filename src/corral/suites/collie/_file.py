@@ -1,0 +1,57 @@
+"""A task from an instances file: what ``corral build`` writes, evaluated with ``corral eval FILE.jsonl``.
+
+Each line holds a constraint in the textual form (with its profile), its rendered prompt, the source example
+and its structure and source as groups. The task's version is a hash of the file, so a run directory made from
+one file is never resumed with another of the same name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from corral.constraints import ConstraintSyntaxError, parse
+from corral.jsonl import iter_jsonl
+from corral.registry import tasks
+from corral.tasks import Task, TaskInstance
+
+from ._task import MAX_TOKENS, _grammar, collie
+
+
+@tasks.register("instances-file")
+def instances_file_task(path: str | Path) -> Task:
+    """The task of an instances file; a missing file or a bad line is an error naming it (and the line)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read instances file {path}: {exc.strerror}") from None
+    rows = list(iter_jsonl(path))
+    if not rows:
+        raise ValueError(f"instances file {path} has no instances")
+    instances = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row.get("constraint"), str):
+            raise ValueError(f"{path}: instance {number}: an instance needs a string field 'constraint'")
+        try:
+            constraint = parse(row["constraint"])
+        except ConstraintSyntaxError as exc:
+            raise ValueError(f"{path}: instance {number}: bad constraint: {exc}") from None
+        instances.append(TaskInstance(
+            id=str(row.get("id", number)), prompt=str(row.get("prompt") or constraint.render()), target=constraint,
+            groups={"structure": str(row.get("structure", "")), "source": str(row.get("source", ""))},
+            max_tokens=MAX_TOKENS[constraint.level], reference=row.get("example")))
+    ids = [inst.id for inst in instances]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"instances file {path}: ids repeat ({next(i for i in ids if ids.count(i) > 1)!r})")
+    reference = collie()
+    return Task(
+        name=path.name.removesuffix(".jsonl"),
+        version="sha256:" + hashlib.sha256(data).hexdigest()[:16],
+        instances=lambda: iter(instances),
+        check=lambda instance, answer: instance.target.check(answer),
+        grammar=lambda instance: _grammar(instance.target),
+        template=reference.template,
+        extract=reference.extract,
+        description=f"constraint instances from {path}",
+    )

@@ -1,0 +1,163 @@
+"""Format checkers as data: a checker maps (instance, output) to a list of violations (FormatBench, ReFF §3).
+
+A ``Violation`` says which rule failed, in words a person can act on, where in the output (a character span),
+what was expected and what was seen. The same list is the verdict (pass = no violations), the graded score
+(the share of the task's rules with no violation), the refinement prompt and the RL reward. Checkers never raise
+on an output: anything a checker did not foresee is reported as a violation of rule ``internal``. A missing
+instance field is different, the instance is wrong, not the output: ``InstanceError`` names the task, the
+instance id and the field.
+
+Each checker has two modes. ``strict`` (the default) checks what the paper's format description asks for.
+``reference`` reproduces the published reference checker's verdicts, including its documented mistakes, so that
+published format-faithfulness rates can be compared; it reports one violation when the reference would fail the
+output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from corral.errors import InputError
+from corral.registry import format_checkers, lookup
+
+Mode = Literal["strict", "reference"]
+MODES: tuple[Mode, ...] = ("strict", "reference")
+
+
+class InstanceError(InputError):
+    """A task instance lacks what its checker needs; the message names the task, the instance and the field."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: its id, a specific message, where in the output (``span``: start and end offsets), and
+    the expected and seen values when there are such."""
+
+    rule: str
+    message: str
+    span: tuple[int, int] | None = None
+    expected: Any = None
+    seen: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "message": self.message}
+        if self.span is not None:
+            out["span"] = list(self.span)
+        if self.expected is not None:
+            out["expected"] = self.expected
+        if self.seen is not None:
+            out["seen"] = self.seen
+        return out
+
+
+@dataclass(frozen=True)
+class FormatVerdict:
+    """The violations of one output, with the rules they were checked against (for the graded score)."""
+
+    task: str
+    rules: tuple[str, ...]
+    violations: tuple[Violation, ...]
+    mode: Mode = "strict"
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations
+
+    @property
+    def score(self) -> float:
+        """The share of the task's rules that no violation breaks (1.0 when it passes)."""
+        if not self.violations:
+            return 1.0
+        broken = {v.rule for v in self.violations}
+        if "internal" in broken or "reference" in broken or not self.rules:
+            return 0.0
+        return sum(rule not in broken for rule in self.rules) / len(self.rules)
+
+    @property
+    def feedback(self) -> str:
+        """The messages, one per line, in output order: what a refinement round shows the model."""
+        return "\n".join(v.message for v in self.violations)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task, "mode": self.mode, "passed": self.passed, "score": self.score,
+                "violations": [v.to_json() for v in self.violations]}
+
+
+StrictCheck = Callable[[Mapping[str, Any], str], list[Violation]]
+ReferenceCheck = Callable[[Mapping[str, Any], str], bool]
+
+
+@dataclass(frozen=True)
+class FormatChecker:
+    """A task's checker: its rules (id → what it asks, for docs and the score), the instance fields it reads,
+    the strict check and the reference's verdict."""
+
+    name: str
+    rules: Mapping[str, str]
+    needs: tuple[str, ...]
+    strict: StrictCheck
+    reference: ReferenceCheck
+    description: str = ""
+    _order: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def check(self, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> FormatVerdict:
+        """The verdict on ``output``; never raises on the output (only on an instance missing a field)."""
+        if mode not in MODES:
+            raise ValueError(f"unknown checker mode {mode!r}; valid: {', '.join(MODES)}")
+        self.require(instance)
+        rules = tuple(self.rules)
+        try:
+            if mode == "reference":
+                ok = self.reference(instance, output)
+                found = [] if ok else [Violation("reference", f"The {self.name} reference checker rejects this "
+                                                              "output.")]
+            else:
+                found = self.strict(instance, output)
+        except InstanceError:
+            raise  # the instance is wrong, not the output
+        except Exception as exc:  # a checker must never raise on an output: report it instead
+            found = [Violation("internal", f"The {self.name} checker could not check this output "
+                                           f"({type(exc).__name__}: {exc}).")]
+        ordered = sorted(found, key=lambda v: ((v.span or (1 << 62, 0))[0], rules.index(v.rule)
+                                              if v.rule in rules else len(rules), v.message))
+        return FormatVerdict(self.name, rules, tuple(ordered), mode)
+
+    def require(self, instance: Mapping[str, Any]) -> None:
+        for name in self.needs:
+            if name not in instance or instance[name] is None:
+                ident = instance.get("id", "?") if isinstance(instance, Mapping) else "?"
+                raise InstanceError(f"{self.name} instance {ident}: missing field {name!r} (the checker needs "
+                                    f"{', '.join(self.needs)})")
+
+
+def register(checker: FormatChecker) -> FormatChecker:
+    format_checkers.register(checker.name, func=checker)
+    return checker
+
+
+def get_checker(name: str) -> FormatChecker:
+    """The registered checker ``name`` (mcq, eqa, ner, ...), or a one-line error listing them."""
+    return lookup(format_checkers, name, "format checker")
+
+
+def check_format(task: str, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> FormatVerdict:
+    """Check ``output`` for ``task``'s format (``check_format("ftime", {"tag": 1}, "2012...")``)."""
+    return get_checker(task).check(instance, output, mode)
+
+
+def reference_first_line(output: str) -> str:
+    """What the reference checks for most tasks: the first line of the first paragraph."""
+    return output.split("\n\n")[0].split("\n")[0]
+
+
+def spans_of(output: str, pieces: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each of ``pieces`` (consecutive, in order) lies in ``output``."""
+    out, at = [], 0
+    for piece in pieces:
+        start = output.find(piece, at)
+        start = at if start < 0 else start
+        out.append((start, start + len(piece)))
+        at = start + len(piece)
+    return out

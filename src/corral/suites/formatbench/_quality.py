@@ -1,0 +1,197 @@
+"""General-quality metrics of the FormatBench tasks (ReFF Appendix A.4), one per task, from (instance, answer).
+
+Each returns the record's metrics as ``corral.evaluation`` stores them: a plain key is averaged over records
+(accuracy, SQuAD F1), a ``metric@aggregate:stat`` key is a sufficient statistic summed over records and turned
+into a corpus figure by a registered aggregate (micro F1 for NER, Parse and CapSeg; corpus BLEU for MTT), as the
+paper's corpus-level numbers are. Metrics never raise on an answer: a malformed one scores what can be read
+from it (no entities, no brackets, no breaks).
+
+- MCQ: accuracy (the label is the gold label).
+- EQA: SQuAD F1 and exact match with the official normalisation (lower case, no punctuation, no articles
+  a/an/the, single spaces), the best over the acceptable answers.
+- NER: bag-of-entities F1: (label, text) pairs of the answer against the gold's, counted as multisets.
+- Parse: EVALB-style labelled bracket F1: (label, start, end) of every phrase node, preterminals and the root
+  wrapper left out, function tags and indices dropped (``NP-SBJ-1`` is ``NP``), leaves aligned by position.
+- CapSeg: break F1: each ``<eol>``/``<eob>`` as (the number of words before it, the marker), against the gold.
+- MTT: BLEU-4 (sacrebleu's 13a tokenisation and exponential smoothing; ``BLEU_SIGNATURE``).
+- AcroW: first-letter accuracy: the share of the target's letters matched, in order, by the lines' initials.
+- FTime: exact match with the gold time expression.
+- Agent: the game score after the action over the game's maximum (``corral.suites.formatbench._agent``).
+- XDL: none (the paper reports FFR only: there are no references).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import regex
+
+Quality = Callable[[Mapping[str, Any], str], dict[str, float]]
+
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
+_MARK = re.compile(r"<eol>|<eob>")
+_LETTER = regex.compile(r"\p{L}|\p{N}")
+
+
+def mcq_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    return {"mcq_accuracy": float(answer.strip() == str(instance["gold"]).strip())}
+
+
+def normalize_squad(text: str) -> str:
+    """SQuAD v1.1's answer normalisation: lower case, punctuation removed, articles removed, spaces collapsed."""
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def squad_f1(prediction: str, truth: str) -> float:
+    predicted, gold = normalize_squad(prediction).split(), normalize_squad(truth).split()
+    common = Counter(predicted) & Counter(gold)
+    same = sum(common.values())
+    if not predicted or not gold:
+        return float(predicted == gold)
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(predicted), same / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def eqa_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    answers = [str(a) for a in instance.get("answers") or [instance["gold"]]]
+    return {"eqa_f1": max(squad_f1(answer, truth) for truth in answers),
+            "eqa_exact": float(any(normalize_squad(answer) == normalize_squad(truth) for truth in answers))}
+
+
+def tagged_entities(text: str) -> Counter[tuple[str, str]]:
+    """The (label, text) pairs of the well-formed ``<L>...</L>`` spans of ``text``; stray tags are ignored."""
+    found: Counter[tuple[str, str]] = Counter()
+    open_label, start = None, 0
+    for match in _TAG.finditer(text):
+        closing, label = match.group(1) == "/", match.group(2)
+        if not closing:
+            open_label, start = label, match.end()
+        elif open_label == label:
+            inner = " ".join(_TAG.sub(" ", text[start:match.start()]).split())
+            if inner:
+                found[label, inner] += 1
+            open_label = None
+        else:
+            open_label = None
+    return found
+
+
+def _f1_stats(metric: str, predicted: Counter, gold: Counter) -> dict[str, float]:
+    tp = sum((predicted & gold).values())
+    return {f"{metric}@micro_f1:tp": float(tp), f"{metric}@micro_f1:fp": float(sum(predicted.values()) - tp),
+            f"{metric}@micro_f1:fn": float(sum(gold.values()) - tp)}
+
+
+def ner_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    gold = Counter((str(label), " ".join(str(text).split())) for label, text in instance["entities"]) \
+        if instance.get("entities") is not None else tagged_entities(str(instance["gold"]))
+    return _f1_stats("ner_f1", tagged_entities(answer), gold)
+
+
+def labelled_brackets(tree_text: str) -> Counter[tuple[str, int, int]] | None:
+    """EVALB-style brackets of a one-tree answer, or None when it does not parse as a tree."""
+    from nltk import Tree
+
+    from ._parse import WRAPPERS, _phrase_label
+
+    try:
+        tree = Tree.fromstring(tree_text.strip())
+    except (ValueError, IndexError):
+        return None
+    if not isinstance(tree, Tree):
+        return None
+    while tree.label() in WRAPPERS and len(tree) == 1 and isinstance(tree[0], Tree):
+        tree = tree[0]
+    found: Counter[tuple[str, int, int]] = Counter()
+
+    def walk(node: Tree, start: int) -> int:
+        if len(node) == 1 and not isinstance(node[0], Tree):
+            return start + 1  # a preterminal over one word
+        end = start
+        for child in node:
+            end = walk(child, end) if isinstance(child, Tree) else end + 1
+        found[_phrase_label(str(node.label())), start, end] += 1
+        return end
+
+    walk(tree, 0)
+    return found
+
+
+def parse_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    gold = labelled_brackets(str(instance["gold"])) or Counter()
+    predicted = labelled_brackets(answer) if len(answer) <= 100_000 else None
+    return _f1_stats("parse_f1", predicted or Counter(), gold)
+
+
+def breaks(text: str) -> Counter[tuple[int, str]]:
+    """Each ``<eol>``/``<eob>`` as (words before it, marker)."""
+    found: Counter[tuple[int, str]] = Counter()
+    words = 0
+    for piece in re.split(r"(<eol>|<eob>)", text):
+        if _MARK.fullmatch(piece):
+            found[words, piece] += 1
+        else:
+            words += len(piece.split())
+    return found
+
+
+def capseg_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    return _f1_stats("capseg_f1", breaks(answer), breaks(str(instance["gold"])))
+
+
+BLEU_SIGNATURE = "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:{version}"
+
+
+def bleu_signature() -> str:
+    import sacrebleu
+
+    return BLEU_SIGNATURE.format(version=sacrebleu.__version__)
+
+
+def mtt_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    from sacrebleu.metrics.bleu import BLEU
+
+    reference = str((instance.get("references") or [instance["gold"]])[0])
+    one = BLEU().corpus_score([" ".join(answer.split())], [[reference]])
+    stats = {f"correct_{n + 1}": c for n, c in enumerate(one.counts)}
+    stats |= {f"total_{n + 1}": t for n, t in enumerate(one.totals)}
+    stats |= {"sys_len": one.sys_len, "ref_len": one.ref_len}
+    return {f"mtt_bleu@bleu:{key}": float(value) for key, value in stats.items()}
+
+
+def acrow_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    from ._simple import _fold
+
+    target = [_fold(ch) for ch in _LETTER.findall(str(instance["target"]))]
+    initials = []
+    for line in answer.splitlines():
+        letter = _LETTER.search(line)
+        if letter:
+            initials.append(_fold(letter.group(0)))
+    hits = sum(a == b for a, b in zip(target, initials, strict=False))
+    return {"acrow_letters": hits / len(target) if target else 0.0}
+
+
+def ftime_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    return {"ftime_exact": float(answer.strip() == str(instance["gold"]).strip())}
+
+
+def agent_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
+    from ._agent import agent_quality as score
+
+    return score(instance, answer)
+
+
+QUALITY: dict[str, Quality] = {
+    "mcq": mcq_quality, "eqa": eqa_quality, "ner": ner_quality, "parse": parse_quality, "capseg": capseg_quality,
+    "mtt": mtt_quality, "acrow": acrow_quality, "ftime": ftime_quality, "agent": agent_quality,
+}
+"""The quality metric of each task; XDL has none."""

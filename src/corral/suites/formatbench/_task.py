@@ -1,0 +1,112 @@
+"""The ``formatbench`` task: the ten FormatBench tasks (ReFF) on Corral's shipped, open data, in one task whose
+instances are grouped by ``task`` (``corral eval formatbench --tasks ner,capseg``).
+
+Each instance is checked by its task's format checker (``strict`` by default, or ``reference`` to reproduce the
+published checker) and scored by its task's quality metric, so every record carries the format verdict and the
+quality side by side. Feedback rounds are ReFF's refinement baseline: the checker's messages are fed back with
+the previous answer, and a chain also stops when the model repeats an earlier answer or the prompt no longer
+fits the model's context (paper D.1); ``--rounds 5`` is the paper's limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from corral.registry import tasks
+from corral.tasks import PromptTemplate, Task, TaskInstance
+
+from ._core import MODES, get_checker
+from ._instances import load_instances, shipped_tasks
+from ._judge import AcrowJudge
+from ._prompts import (
+    CHAT_FEEDBACK,
+    CHAT_FEEDBACK_THOUGHTS,
+    TEMPLATES,
+    alpaca_prompt,
+    alpaca_refinement,
+    description,
+)
+from ._quality import QUALITY
+
+TASKS = ("mcq", "eqa", "ner", "parse", "capseg", "mtt", "acrow", "ftime", "agent", "xdl")
+MAX_TOKENS = {"mcq": 12, "eqa": 48, "ner": 256, "parse": 512, "capseg": 160, "mtt": 128, "acrow": 160,
+              "ftime": 48, "agent": 24, "xdl": 768}
+"""Token budgets: room for a gold answer of the longest shipped instance with a margin."""
+VERSION = "1"
+ALPACA_STOP = ("### ", "\nThe answer contains following format error")
+"""Where a completion-style answer ends: the model going on to the next example or to a made-up checker reply."""
+
+
+def _instances(template: str, shots: int) -> Iterator[TaskInstance]:
+    shipped = set(shipped_tasks())
+    for task in (task for task in TASKS if task in shipped):
+        examples = list(load_instances(task, "fewshot"))[:shots]
+        for row in load_instances(task, "test"):
+            if template == "alpaca":
+                prompt, context = alpaca_prompt(task, row, examples), ()
+            else:
+                context = ({"role": "system", "content": description(task, row)},)
+                for shot in examples:
+                    context += ({"role": "user", "content": shot["input"]},
+                                {"role": "assistant", "content": shot["gold"]})
+                prompt = row["input"]
+            yield TaskInstance(id=row["id"], prompt=prompt, target=row, groups={"task": task},
+                               max_tokens=MAX_TOKENS[task], reference=row.get("gold"),
+                               context=context)  # type: ignore[arg-type]
+
+
+def _grammar(instance: TaskInstance) -> Any:
+    from corral.grammars import NotExpressible
+
+    raise NotExpressible(f"no grammar for the {instance.groups['task']} format yet; decoded freely")
+
+
+@tasks.register("formatbench")
+def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts: bool = False,
+                shots: int = 3, judge: str | None = None, judge_base_url: str | None = None) -> Task:
+    """FormatBench's ten tasks. ``checker_mode``: strict or reference; ``template``: alpaca (Figure 6) or chat;
+    ``thoughts``: refinement with "Thoughts:" (the paper's refine*); ``shots``: few-shot examples per prompt;
+    ``judge``: a model spec that rates AcroW poems (off by default; ``judge_base_url`` for a served one)."""
+    if checker_mode not in MODES:
+        raise ValueError(f"unknown checker mode {checker_mode!r}; valid: {', '.join(MODES)}")
+    if template not in TEMPLATES:
+        raise ValueError(f"unknown template {template!r}; valid: {', '.join(TEMPLATES)}")
+    if not 0 <= shots <= 4:
+        raise ValueError(f"shots must be 0 to 4, got {shots}")
+
+    def check(instance: TaskInstance, answer: str):  # -> FormatVerdict
+        row: Mapping[str, Any] = instance.target
+        return get_checker(row["task"]).check(row, answer, checker_mode)  # type: ignore[arg-type]
+
+    rater = AcrowJudge(judge, judge_base_url) if judge else None
+
+    def quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+        metric = QUALITY.get(instance.target["task"])
+        values = metric(instance.target, answer) if metric is not None else {}
+        if rater is not None and instance.target["task"] == "acrow":
+            values |= rater.rate(instance.target, answer)
+        return values
+
+    if template == "alpaca":
+        prompts, stop = PromptTemplate(refinement=alpaca_refinement(thoughts)), ALPACA_STOP
+    else:
+        prompts, stop = PromptTemplate(feedback=CHAT_FEEDBACK_THOUGHTS if thoughts else CHAT_FEEDBACK), ()
+    from ._quality import bleu_signature
+
+    return Task(
+        name="formatbench",
+        version=VERSION,
+        instances=lambda: _instances(template, shots),
+        check=check,
+        grammar=_grammar,
+        template=prompts,
+        quality=quality,
+        description="FormatBench (ReFF, Yao et al. 2024): ten format tasks on open data, checkers with violations",
+        options={"checker_mode": checker_mode, "template": template, "thoughts": thoughts, "shots": shots,
+                 "bleu": bleu_signature(), "stop": list(stop),
+                 **({"judge": judge, "judge_base_url": judge_base_url} if judge else {})},
+        stop_on_repeat=True,
+        marker="Corrected Answer:" if thoughts else None,
+        stop=stop,
+    )
