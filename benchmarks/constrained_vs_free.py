@@ -21,6 +21,8 @@ from corral.models import Request, Sampling, load_model
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "models"))
 from test_llamacpp_backend import MAX_TOKENS, SCHEMAS, _collie_cases
 
+from corral.constraints import check
+
 
 def _valid(text: str, schema: dict) -> bool:
     try:
@@ -41,7 +43,7 @@ def main() -> None:
         requests = [Request.user(inst.prompt, Sampling(max_tokens=MAX_TOKENS[c.level]),
                                  grammar=g if mode == "constrained" else None) for inst, c, g in cases]
         results = model.complete(requests)
-        passed = sum(c.check(out.text).passed for (_, c, _), [out] in zip(cases, results, strict=True))
+        passed = sum(check(c, out.text).passed for (_, c, _), [out] in zip(cases, results, strict=True))
         schema_requests = [Request.user(f"Reply with JSON for this schema: {json.dumps(s)}",
                                         Sampling(max_tokens=160),
                                         grammar=None if mode == "free" else Grammar.json_schema(s))

@@ -5,7 +5,7 @@ between files, no source file over a line limit. CI runs it; it reads the code (
 
 What counts as an import: every ``import``/``from ... import`` statement, also inside functions (a lazy import
 still ties two files at run time), except those under ``if TYPE_CHECKING:`` (they never run). ``from pkg import
-name`` ties the file to ``pkg/__init__.py``, and to ``pkg/name.py`` when ``name`` is a submodule. A package is a
+name`` ties the file to ``pkg/__init__.py``, or to ``pkg/name.py`` alone when every name is a submodule. A package is a
 folder with ``__init__.py``; "another package's underscore module" is a module whose name starts with ``_`` (not
 ``__init__``) in any package but the importing file's own (a subpackage's or a parent's included).
 Exit status 1 with one line per problem, 0 when clean.
@@ -68,7 +68,9 @@ def check(root: Path, max_lines: int) -> list[str]:
             problems.append(f"{path}: {lines} lines (the limit is {max_lines})")
         own_package = name if name in packages else name.rpartition(".")[0]
         for line, target, names in imports_of(path, name, name in packages):
-            targets = [target] + [f"{target}.{n}" for n in names if f"{target}.{n}" in files]
+            submodules = [f"{target}.{n}" for n in names if f"{target}.{n}" in files]
+            # ``from pkg import submodule`` ties the file to the submodule; any other name, to pkg/__init__.py
+            targets = submodules if names and len(submodules) == len(names) else [target, *submodules]
             for module in targets:
                 if module not in files:
                     continue

@@ -6,12 +6,14 @@ reward. The verbs are here; the types live in ``corral.constraints`` and ``corra
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .constraints import Constraint, Verdict, check, from_json, parse, render
+from .constraints import Constraint, check, from_json, parse, render
 from .text import Level, segment
+from .verdicts import Verdict, Violation
 
 try:
     __version__ = version("corral")
 except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+source"
 
-__all__ = ["Constraint", "Level", "Verdict", "__version__", "check", "from_json", "parse", "render", "segment"]
+__all__ = ["Constraint", "Level", "Verdict", "Violation", "__version__", "check", "from_json", "parse", "render",
+           "segment"]

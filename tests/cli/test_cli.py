@@ -26,7 +26,7 @@ def test_check_reads_stdin_and_prints_json():
     result = runner.invoke(app, ["check", "--json", SPEC, "-"], input="A big dog.")
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert data["passed"] is True and data["score"] == 1.0 and len(data["parts"]) == 2
+    assert data["passed"] is True and data["score"] == 1.0 and len(data["detail"]["parts"]) == 2
 
 
 def test_stdin_with_invalid_utf8_is_checked_not_crashed():

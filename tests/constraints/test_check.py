@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from corral import parse
-from corral.constraints import Match, Pos, Rel
+from corral.constraints import Match, Pos, Rel, check
 
 
 def verdict(spec: str, text: str):
-    return parse(spec).check(text)
+    return check(parse(spec), text)
 
 
 @pytest.mark.parametrize(("spec", "text", "passed"), [
@@ -44,7 +44,7 @@ def test_verdicts(spec, text, passed):
 
 def test_parts_report_expected_observed_and_spans():
     v = verdict("sentence: count(text, word) == 4 and pos(text, word, 2) == 'cat'", "The dog saw me.")
-    count, match = v.parts
+    count, match = v.detail.parts
     assert (count.passed, count.observed, count.expected) == (True, 4, "exactly 4")
     assert (match.passed, match.observed, match.expected) == (False, "dog", "'cat'")
     assert match.spans == ((4, 7),)
@@ -54,7 +54,7 @@ def test_parts_report_expected_observed_and_spans():
 
 def test_for_each_reports_the_failing_units():
     v = verdict("all(text, sentence, count(unit, word) <= 2)", "One two. Three four five. Six.")
-    (part,) = v.parts
+    (part,) = v.detail.parts
     assert (part.observed, part.expected) == (2, "all")
     assert part.spans == ((9, 25),)
     assert [child.unit for child in part.children] == [1, 2, 3]
@@ -102,7 +102,7 @@ def test_segmentation_is_shared_across_parts():
     try:
         c = parse("[counting-test] count(text, word) >= 1 and pos(text, word, 1) == 'a' and "
                   "count(text, word, 'b') == 1 and all(text, word, count(unit, char) < 9)")
-        assert c.check("a b c").passed
+        assert check(c, "a b c").passed
         assert calls.count("word") == 1  # every word-level part used the one split
         assert "sentence" not in calls  # levels no part uses are never split
     finally:
@@ -116,4 +116,4 @@ def test_match_constructor_rejects_numeric_relations():
 
 def test_check_rejects_non_text():
     with pytest.raises(TypeError, match="str"):
-        parse("count(text, word) == 1").check(b"bytes")  # type: ignore[arg-type]
+        check(parse("count(text, word) == 1"), b"bytes")  # type: ignore[arg-type]

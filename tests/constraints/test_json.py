@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from corral import from_json, parse
-from corral.constraints import ConstraintJSONError
+from corral.constraints import ConstraintJSONError, to_json
 
 
 def test_documented_shape():
     c = parse("sentence: count(text, word) == 10 and pos(text, word, 3) == 'soft'")
-    assert c.to_json() == {
+    assert to_json(c) == {
         "format": "corral.constraint.v1",
         "level": "sentence",
         "profile": "default",
@@ -20,7 +20,7 @@ def test_documented_shape():
              "value": "soft"},
         ]},
     }
-    assert from_json(c.to_json()) == c
+    assert from_json(to_json(c)) == c
 
 
 def test_bare_node_is_a_body():

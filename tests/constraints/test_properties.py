@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from corral import from_json, parse
-from corral.constraints import Constraint
+from corral.constraints import Constraint, check, to_json
 from corral.suites.collie import constraint_for
 
 from .strategies import constraints
@@ -25,7 +25,7 @@ def test_textual_form_round_trips(c: Constraint):
 @settings(max_examples=400)
 @given(constraints)
 def test_json_form_round_trips(c: Constraint):
-    data = json.loads(json.dumps(c.to_json()))
+    data = json.loads(json.dumps(to_json(c)))
     assert from_json(data) == c
     assert hash(from_json(data)) == hash(c)
 
@@ -35,12 +35,14 @@ def test_json_form_round_trips(c: Constraint):
 @example(parse("all(text, sentence, count(unit, word) >= 3)"), "")
 @example(parse("pos(pos(text, paragraph, 3), sentence, -1) == 'x'"), "\ud800\x00\r\n\r\n\u2028")
 def test_check_never_raises_and_is_consistent(c: Constraint, text: str):
-    verdict = c.check(text)
+    verdict = check(c, text)
     assert isinstance(verdict.passed, bool)
     assert 0.0 <= verdict.score <= 1.0
     assert (verdict.feedback == "") == verdict.passed
+    assert (not verdict.violations) == verdict.passed  # one violation per failed part, none when it passes
+    assert verdict.passed or len(verdict.violations) == len(verdict.detail.failed)
     assert all(not isinstance(part.observed, str) or not part.observed.startswith("error:")
-               for part in verdict.parts), verdict.parts
+               for part in verdict.detail.parts), verdict.detail.parts
     json.dumps(verdict.to_json())
 
 
@@ -54,7 +56,7 @@ COLLIE_TARGETS = {
 @settings(max_examples=150)
 @given(st.sampled_from(sorted(COLLIE_TARGETS)), any_text)
 def test_collie_checks_never_raise(code: str, text: str):
-    verdict = constraint_for(code, COLLIE_TARGETS[code]).check(text)
+    verdict = check(constraint_for(code, COLLIE_TARGETS[code]), text)
     assert isinstance(verdict.passed, bool)
 
 
@@ -63,7 +65,7 @@ def test_check_survives_ten_megabytes():
     # (the default profile's sentence splitting of 10 MB is covered by tests/text/test_default_profile.py)
     for spec in ("count(text, word) >= 3 and count(text, paragraph) >= 2 and pos(text, word, 1) == 'He'",
                  "[collie-v1] paragraph: count(text, sentence) >= 3 and count(text, word) >= 3"):
-        verdict = parse(spec).check(text)
+        verdict = check(parse(spec), text)
         assert verdict.passed, verdict.feedback
 
 
@@ -84,5 +86,5 @@ def test_count_of_built_text(k: int, vocab: list[str], profile: str):
         cases.append(("paragraph", paragraphs))
     for level, text in cases:
         prefix = f"[{profile}] " if profile != "default" else ""
-        assert parse(f"{prefix}count(text, {level}) == {k}").check(text).passed, (level, text)
-        assert not parse(f"{prefix}count(text, {level}) == {k + 1}").check(text).passed, (level, text)
+        assert check(parse(f"{prefix}count(text, {level}) == {k}"), text).passed, (level, text)
+        assert not check(parse(f"{prefix}count(text, {level}) == {k + 1}"), text).passed, (level, text)

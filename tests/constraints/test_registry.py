@@ -9,7 +9,7 @@ import catalogue
 import pytest
 
 from corral import from_json, parse, render
-from corral.constraints import BaseKind, Call, Expr, Result, Selector, register_kind
+from corral.constraints import BaseKind, Call, Expr, Result, Selector, check, register_kind, to_json
 from corral.constraints._english import capitalize, selection
 from corral.constraints._kinds import _BY_NODE
 
@@ -53,16 +53,16 @@ def capitalized_kind():
 def test_new_kind_works_everywhere(capitalized_kind):
     c = parse("sentence: capitalized(text) and count(text, word) == 3")
     assert str(c) == "sentence: capitalized(text) and count(text, word) == 3"
-    assert from_json(c.to_json()) == c
+    assert from_json(to_json(c)) == c
     assert render(c) == ("Please generate a sentence where every word of the sentence is capitalised, "
                          "with exactly 3 words.")
-    assert c.check("Big Red Dog").passed
-    v = c.check("Big red dog")
+    assert check(c, "Big Red Dog").passed
+    v = check(c, "Big red dog")
     assert not v.passed
     assert v.feedback == "The sentence has lower-case words: red, dog."
-    assert v.parts[0].spans == ((4, 7), (8, 11))
+    assert v.detail.parts[0].spans == ((4, 7), (8, 11))
     inside = parse("all(text, sentence, capitalized(unit))")
-    assert not inside.check("Big Dog. Small cat.").passed
+    assert not check(inside, "Big Dog. Small cat.").passed
 
 
 def test_unknown_kind_lists_registered_ones():

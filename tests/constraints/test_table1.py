@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corral import parse
+from corral.constraints import check
 
 TABLE1 = [
     (
@@ -118,13 +119,13 @@ TABLE1 = [
 @pytest.mark.parametrize(("name", "spec", "good", "bad", "feedback", "score"), TABLE1, ids=[r[0] for r in TABLE1])
 def test_table1(name, spec, good, bad, feedback, score):
     constraint = parse(spec)
-    passed = constraint.check(good)
+    passed = check(constraint, good)
     assert passed.passed, passed.feedback
     assert passed.feedback == ""
     assert passed.score == 1.0
-    failed = constraint.check(bad)
+    failed = check(constraint, bad)
     assert not failed.passed
     assert failed.feedback == feedback
     assert failed.score == pytest.approx(score, abs=1e-4)
-    assert all(part.passed for part in passed.parts)
-    assert [p for p in failed.parts if not p.passed]
+    assert all(part.passed for part in passed.detail.parts)
+    assert [p for p in failed.detail.parts if not p.passed]

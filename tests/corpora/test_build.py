@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.constraints import parse
+from corral.constraints import check, parse, render
 from corral.corpora import BuildPlan, build_local, default_corpus, read_shard, recipe, shards
 from corral.corpora._sources import DEFAULT_DOCUMENTS
 from corral.corpora._suites import collie_v1
@@ -46,8 +46,8 @@ def test_collie_v1_suite_covers_all_13_structures_and_every_example_passes(built
     assert all(len(v) <= 25 for v in by_structure.values())
     for row in rows:
         constraint = parse(row["constraint"])
-        assert constraint.profile == "collie-v1" and constraint.check(row["example"]).passed, row
-        assert row["prompt"] == constraint.render()
+        assert constraint.profile == "collie-v1" and check(constraint, row["example"]).passed, row
+        assert row["prompt"] == render(constraint)
     assert len({r["id"] for r in rows}) == len(rows)
     stats = built.with_suffix(".stats.md").read_text(encoding="utf-8")
     assert "| pass01 |" in stats and "real_sentence" in stats and "(COLLIE Figure 3b)" in stats
@@ -90,7 +90,7 @@ def test_a_spec_with_holes_ranges_and_candidates(small_corpus, tmp_path):
     assert len(rows) == 15
     for row in rows:
         assert 10 <= row["values"]["n"] <= 19 and row["values"]["w"] in {"the", "and", "of"}
-        assert parse(row["constraint"]).check(row["example"]).passed
+        assert check(parse(row["constraint"]), row["example"]).passed
 
 
 def test_words_of_the_chunk_as_candidates(small_corpus):
@@ -101,7 +101,7 @@ def test_words_of_the_chunk_as_candidates(small_corpus):
     assert len(items) == 10
     for item in items:
         assert item.values["a"] != item.values["b"]
-        assert item.constraint.check(item.example).passed
+        assert check(item.constraint, item.example).passed
 
 
 @pytest.mark.parametrize(("args", "message"), [

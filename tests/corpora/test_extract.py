@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corral.constraints import check
 from corral.corpora import Chunk, Pipeline, chunks, default_corpus, recipe
 from corral.corpora._extract import StructureError, extract, fill, parse_structure
 from corral.text import Level, segment
@@ -35,7 +36,7 @@ def test_values_come_from_the_text_and_every_example_passes(sentences):
     out = extract(s, sentences, ranges={"n": (10, 19)}, per_structure=20, seed=0)
     assert len(out) == 20
     for e in out:
-        assert 10 <= e.values["n"] <= 19 and e.constraint.check(e.example).passed
+        assert 10 <= e.values["n"] <= 19 and check(e.constraint, e.example).passed
         words = [u.text for u in segment(e.example, "word", "collie-v1")]
         assert words[2] == e.values["w"] and len(words) == e.values["n"]
 
@@ -103,4 +104,4 @@ def test_observed_values_are_the_segmentation_and_the_example_passes(words, posi
     units = [u.text for u in segment(text, "word", "collie-v1")]
     assert len(found) == 1
     assert found[0].values == {"n": len(units), "w": units[position - 1]}
-    assert found[0].constraint.check(text).passed
+    assert check(found[0].constraint, text).passed

@@ -12,6 +12,7 @@ import re
 import jsonschema
 import pytest
 
+from corral.constraints import check
 from corral.grammars import Grammar, NotExpressible, compile_constraint
 from corral.models import Request, Sampling, load_model
 from corral.suites.collie import STRUCTURES, constraint_for
@@ -66,7 +67,7 @@ def test_constrained_collie_generations_all_pass(model):
     results = model.complete(requests)
     failures, truncated = [], []
     for (inst, constraint, _), [out] in zip(cases, results, strict=True):
-        verdict = constraint.check(out.text)
+        verdict = check(constraint, out.text)
         if not verdict.passed:
             failures.append((inst.id, out.finish_reason, out.text[:80], verdict.feedback))
         if out.finish_reason != "stop":

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, parse, render
+from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, check, parse, render, to_json
 from corral.registry import RegistryError
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
@@ -62,8 +62,8 @@ def _load_spec(spec: str, profile: str | None) -> Constraint:
         raise _fail(f"bad constraint: {exc}") from None
 
 
-@app.command()
-def check(
+@app.command("check")
+def check_command(
     spec: Annotated[str | None, typer.Argument(help="Constraint in the textual form (or JSON).")] = None,
     text: Annotated[str | None, typer.Argument(help="Text to check; '-' reads standard input.")] = None,
     batch: Annotated[Path | None, typer.Option(help="JSONL: one {constraint, text} or COLLIE row per line.")] = None,
@@ -92,13 +92,13 @@ def check(
     constraint = _load_spec(spec, profile)
     if text == "-":
         text = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
-    verdict = constraint.check(text)
+    verdict = check(constraint, text)
     if as_json:
         print(json.dumps(verdict.to_json(), ensure_ascii=False))
     else:
         status = "[green]PASS[/green]" if verdict.passed else "[red]FAIL[/red]"
         out.print(f"{status}  score {verdict.score:.2f}  {constraint}", highlight=False, soft_wrap=True)
-        for part in verdict.parts:
+        for part in verdict.detail.parts:
             mark = "[green]✓[/green]" if part.passed else "[red]✗[/red]"
             seen = json.dumps(part.observed, ensure_ascii=False)
             out.print(f"  {mark} {part.constraint}  expected {part.expected}, observed {seen}", highlight=False,
@@ -165,7 +165,7 @@ def generate_command(
         raise _fail(str(exc)) from None
     failed = False
     for i, result in enumerate(results):
-        verdict = spec.check(result.text) if spec is not None else None
+        verdict = check(spec, result.text) if spec is not None else None
         failed |= verdict is not None and not verdict.passed
         failed |= result.finish_reason == "error"
         if as_json:
@@ -191,7 +191,7 @@ def render_command(spec: Annotated[str, typer.Argument(help="Constraint in the t
 @app.command("parse")
 def parse_command(spec: Annotated[str, typer.Argument(help="Constraint in the textual form.")]) -> None:
     """Print SPEC's JSON form (and so validate it)."""
-    print(json.dumps(_load_spec(spec, None).to_json(), ensure_ascii=False, indent=2))
+    print(json.dumps(to_json(_load_spec(spec, None)), ensure_ascii=False, indent=2))
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from functools import cache
 from multiprocessing import get_context
 from typing import Any
 
-from corral.constraints import Constraint, ConstraintSyntaxError, from_json, parse
+from corral.constraints import Constraint, ConstraintSyntaxError, check, from_json, parse
 from corral.suites.collie import constraint_for
 
 MAX_LINE_CHARS = 20_000_000
@@ -57,7 +57,7 @@ def check_line(item: tuple[int, str]) -> dict[str, Any]:
         return {"line": number, "error": f"line {number}: bad constraint at {where}: {exc.reason}"}
     except ValueError as exc:
         return {"line": number, "error": f"line {number}: {exc}"}
-    verdict = constraint.check(text)
+    verdict = check(constraint, text)
     out: dict[str, Any] = {"line": number}
     for key in ("id", "key"):
         if key in row:

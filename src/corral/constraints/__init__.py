@@ -1,12 +1,12 @@
 """The constraint algebra: COLLIE's grammar (Eq. 1-7) and more, as immutable values.
 
-A ``Constraint`` is checked (``c.check(text)`` → ``Verdict`` with per-part results and feedback), rendered
-(``render(c)``), printed and parsed (``str(c)``, ``parse(spec)``) and serialised (``c.to_json()``,
-``from_json(data)``). New base constraints are added with ``register_kind``.
+A ``Constraint`` is a value that functions interpret: checked (``check(c, text)`` → ``corral.verdicts.Verdict``,
+its detail the per-part results), rendered (``render(c)``), printed and parsed (``str(c)``, ``parse(spec)``) and
+serialised (``to_json(c)``, ``from_json(data)``). New base constraints are added with ``register_kind``.
 """
 
 from . import _builtin  # noqa: F401  (registers count, match, regex)
-from ._check import Context, Result, Verdict, check
+from ._check import Checked, Context, Result, check
 from ._english import Phrasing
 from ._json import ConstraintJSONError, from_json, to_json
 from ._kinds import BaseKind, Call, get_kind, kind_of, register_kind
@@ -28,10 +28,10 @@ from ._nodes import (
     Selector,
     TextRef,
     UnitRef,
+    to_text,
 )
 from ._parse import ConstraintSyntaxError, parse
 from ._render import render
-from ._textual import to_text
 
 __all__ = [
     "TEXT",
@@ -39,6 +39,7 @@ __all__ = [
     "And",
     "BaseKind",
     "Call",
+    "Checked",
     "Constraint",
     "ConstraintJSONError",
     "ConstraintSyntaxError",
@@ -58,7 +59,6 @@ __all__ = [
     "Selector",
     "TextRef",
     "UnitRef",
-    "Verdict",
     "check",
     "from_json",
     "get_kind",

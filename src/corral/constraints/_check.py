@@ -1,4 +1,4 @@
-"""Checking: a constraint and a text give a Verdict with per-part results, a graded score and feedback.
+"""Checking: a constraint and a text give a ``corral.verdicts.Verdict`` (per-part evidence, a graded score, feedback).
 
 The text is segmented lazily and once (``Segmentation``), shared by every sub-constraint; compositions are
 interpreted here and base constraints by their registered kind. Checking never raises on any string: a
@@ -8,10 +8,10 @@ failure inside a kind's evaluation becomes a failed part whose observation names
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, NamedTuple
 
 from corral.text import Level, RawUnit, Segmentation
+from corral.verdicts import Explanation, Verdict, Violation
 
 from ._kinds import _BY_NODE
 from ._nodes import (
@@ -185,52 +185,52 @@ def parts_of(result: Result) -> list[Result]:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """The checker's answer for one text.
-
-    Attributes:
-        constraint: what was checked.
-        text: the text checked.
-        passed: whether the whole constraint holds.
-        result: the full result tree.
-        parts: the results of the base constraints (and of each negation and for-each, which count as one part).
-        score: the fraction of parts met (1.0 when there are none), a graded signal for rewards.
-    """
+class Checked:
+    """A constraint check's evidence, a verdict's ``detail``: what was checked against which text, the full result
+    tree and the parts that are scored (base constraints, and each negation and for-each as one part)."""
 
     constraint: Constraint
     text: str
-    passed: bool
     result: Result
     parts: tuple[Result, ...]
-    score: float
-
-    @cached_property
-    def feedback(self) -> str:
-        """English feedback naming only the failed parts, with expected vs observed ('' when passed)."""
-        from ._feedback import feedback
-
-        return feedback(self)
 
     @property
     def failed(self) -> tuple[Result, ...]:
         return tuple(part for part in self.parts if not part.passed)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON data: the verdict, each part's result, and the feedback."""
-        return {
-            "constraint": str(self.constraint),
-            "passed": self.passed,
-            "score": self.score,
-            "parts": [part.to_json() for part in self.parts],
-            "feedback": self.feedback,
-        }
+        return {"constraint": str(self.constraint), "parts": [part.to_json() for part in self.parts]}
 
-    def __bool__(self) -> bool:
-        return self.passed
+    def explain(self) -> Explanation:
+        """One violation per failed part (rule: its kind; path: the part; expected and seen), and the feedback
+        English that merges what can be said together."""
+        from ._feedback import feedback, part_message
+
+        phrasing_level = self.constraint.level
+        violations = tuple(
+            Violation(rule=_rule(part.constraint), message=part_message(part, phrasing_level),
+                      path=str(part.constraint), span=part.spans[0] if part.spans else None,
+                      expected=part.expected or None, seen=part.observed)
+            for part in self.failed)
+        return Explanation(violations, feedback(self))
 
 
-def check(constraint: Constraint | Expr, text: str, profile: str | None = None) -> Verdict:
-    """Check ``text`` against ``constraint``; ``profile`` overrides the constraint's own profile."""
+def _rule(node: Expr) -> str:
+    if isinstance(node, Not):
+        return "not"
+    if isinstance(node, ForEach):
+        return "for_each"
+    kind = _BY_NODE.get(type(node))
+    name = kind.name if kind is not None else type(node).__name__.lower()
+    level = getattr(node, "level", None)
+    return f"{name}:{level.value}" if isinstance(level, Level) else name
+
+
+def check(constraint: Constraint | Expr, text: str, profile: str | None = None) -> Verdict[Checked]:
+    """Check ``text`` against ``constraint``; ``profile`` overrides the constraint's own profile.
+
+    The verdict's score is the share of parts met (1.0 when there are none); its violations, one per failed part,
+    and its feedback are computed when first read; ``detail`` is the ``Checked`` evidence."""
     if not isinstance(constraint, Constraint):
         constraint = Constraint(constraint)
     if not isinstance(text, str):
@@ -239,4 +239,5 @@ def check(constraint: Constraint | Expr, text: str, profile: str | None = None) 
     result = evaluate(constraint.body, Context(seg, constraint.level))
     parts = tuple(parts_of(result))
     score = sum(part.passed for part in parts) / len(parts) if parts else 1.0
-    return Verdict(constraint, text, result.passed, result, parts, score)
+    checked = Checked(constraint, text, result, parts)
+    return Verdict.lazy(result.passed, score, checked.explain, detail=checked)

@@ -9,22 +9,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._check import Result
+from corral.text import Level
+
 from ._english import Phrasing, quantified, selection
 from ._kinds import kind_of
 from ._nodes import And, ForEach, Not, Or, Quantifier, TextRef
 from ._render import clause
 
 if TYPE_CHECKING:
-    from ._check import Verdict
+    from ._check import Checked, Result
 
 MAX_UNITS_SHOWN = 5
 
 
-def feedback(verdict: Verdict) -> str:
-    if verdict.passed:
+def feedback(checked: Checked) -> str:
+    """The feedback of a whole check: each failed part said once, siblings a kind can merge said together."""
+    if checked.result.passed:
         return ""
-    return " ".join(messages(verdict.result, Phrasing(text_level=verdict.constraint.level)))
+    return " ".join(messages(checked.result, Phrasing(text_level=checked.constraint.level)))
+
+
+def part_message(part: Result, text_level: Level | None) -> str:
+    """The feedback of one failed part on its own (a violation's message)."""
+    return " ".join(messages(part, Phrasing(text_level=text_level)))
 
 
 def messages(result: Result, ph: Phrasing) -> list[str]:
@@ -50,22 +57,22 @@ def _siblings(failed: list[Result], ph: Phrasing) -> list[str]:
     """Messages for failed siblings, merging those whose kind gives the same merge key."""
     out: list[str] = []
     groups: dict[object, list[Result]] = {}
-    order: list[object] = []
+    order: list[tuple[Result | None, object]] = []  # (a result said alone, or None and the key of a merged group)
     for result in failed:
         kind = kind_of(result.constraint)
         key = kind.merge_key(result.constraint) if kind and kind.merge_key else None
         if key is None or result.observed is None:
-            order.append(result)
+            order.append((result, None))
             continue
         if key not in groups:
             groups[key] = []
-            order.append(key)
+            order.append((None, key))
         groups[key].append(result)
-    for item in order:
-        if isinstance(item, Result):
-            out.extend(messages(item, ph))
+    for alone, key in order:
+        if alone is not None:
+            out.extend(messages(alone, ph))
         else:
-            group = groups[item]
+            group = groups[key]
             kind = kind_of(group[0].constraint)
             assert kind is not None
             out.append(kind.failure(group, ph))

@@ -1,20 +1,19 @@
 """The constraint algebra as values: selectors, base constraints, compositions, and the top-level Constraint.
 
-Everything here is a frozen, hashable dataclass with no behaviour of its own beyond operators and
-conveniences that delegate to the functions that interpret it (``check``, ``render``, ``to_text``,
-``to_json``), in the way outlines keeps ``Term`` separate from ``to_regex``.
+Everything here is a frozen, hashable dataclass with no behaviour of its own beyond operators and its textual form
+(``str``): the functions that interpret a constraint (``check``, ``render``, ``to_json``) live in their own modules
+and import these values, never the other way round, in the way outlines keeps ``Term`` separate from ``to_regex``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from corral.text import Level
 
-if TYPE_CHECKING:
-    from ._check import Verdict
+from ._kinds import kind_of
 
 
 class Rel(StrEnum):
@@ -111,13 +110,7 @@ class Expr:
     def __invert__(self) -> Not:
         return Not(self)
 
-    def check(self, text: str, profile: str | None = None) -> Verdict:
-        """Check ``text`` against this constraint (no generation level, ``default`` profile unless given)."""
-        return Constraint(self).check(text, profile=profile)
-
     def __str__(self) -> str:
-        from ._textual import to_text
-
         return to_text(self)
 
 
@@ -269,25 +262,33 @@ class Constraint:
     level: Level | None = None
     profile: str = "default"
 
-    def check(self, text: str, profile: str | None = None) -> Verdict:
-        """Check ``text``; never raises on any string. See ``corral.constraints.Verdict``."""
-        from ._check import check
-
-        return check(self, text, profile=profile)
-
-    def render(self) -> str:
-        """A fluent English instruction for this constraint."""
-        from ._render import render
-
-        return render(self)
-
-    def to_json(self) -> dict:
-        """Plain JSON data; ``corral.from_json`` gives back an equal Constraint."""
-        from ._json import to_json
-
-        return to_json(self)
-
     def __str__(self) -> str:
-        from ._textual import to_text
-
         return to_text(self)
+
+
+# ------------------------------------------------------------------------------------------- textual form
+def to_text(node: Constraint | Expr) -> str:
+    """The compact textual form, ``str(constraint)``; ``parse`` reads it back to an equal value."""
+    if isinstance(node, Constraint):
+        prefix = "" if node.profile == "default" else f"[{node.profile}] "
+        level = f"{node.level.value}: " if node.level is not None else ""
+        return f"{prefix}{level}{to_text(node.body)}"
+    kind = kind_of(node)
+    if kind is not None:
+        return kind.to_text(node)
+    if isinstance(node, And):
+        return " and ".join(_wrap(part, (And, Or)) for part in node.parts)
+    if isinstance(node, Or):
+        return " or ".join(_wrap(part, (Or,)) for part in node.parts)
+    if isinstance(node, Not):
+        return f"not {_wrap(node.part, (And, Or))}"
+    if isinstance(node, ForEach):
+        k = f"{node.k}, " if node.k is not None else ""
+        return f"{node.quantifier.value}({k}{node.of}, {node.level.value}, {to_text(node.body)})"
+    raise TypeError(f"not a constraint node: {node!r}")
+
+
+def _wrap(node: Expr, needs_parens: tuple[type, ...]) -> str:
+    text = to_text(node)
+    return f"({text})" if isinstance(node, needs_parens) else text
+

@@ -38,7 +38,9 @@ from corral.constraints import (
     Match,
     Quantifier,
     UnitRef,
+    check,
     parse,
+    render,
 )
 from corral.errors import InputError
 from corral.text import Level, segment
@@ -135,7 +137,7 @@ class Extracted:
     def to_json(self) -> dict[str, Any]:
         """One line of an instances file (what ``corral eval FILE.jsonl`` reads)."""
         return {"id": f"{self.structure}-{self.key[:12]}", "structure": self.structure,
-                "constraint": str(self.constraint), "values": self.values, "prompt": self.constraint.render(),
+                "constraint": str(self.constraint), "values": self.values, "prompt": render(self.constraint),
                 "example": self.example, "source": self.source, "document": self.document, "chunk": self.chunk}
 
 
@@ -192,11 +194,11 @@ def _replace(node: Any, sentinels: Mapping[Any, Any]) -> Any:
 def observe(structure: Structure, text: str) -> dict[str, Any] | None:
     """The hole values ``text`` itself shows, read from the checker's observations; None if it shows none for
     some hole that needs one (a per-unit count that differs between units, for ``==``)."""
-    verdict = structure.template.check(text)
+    verdict = check(structure.template, text)
     values: dict[str, Any] = {}
     wanted_numbers = {v: n for n, v in structure.numbers.items()}
     wanted_strings = {v: n for n, v in structure.strings.items()}
-    for part in verdict.parts:
+    for part in verdict.detail.parts:
         node = part.constraint
         if isinstance(node, Count) and node.value in wanted_numbers:
             value = _number(node.rel.value, part.observed)
@@ -382,7 +384,7 @@ def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> E
     """The instance ``chunk`` gives for ``recipe``'s alternative, or None. At most one per chunk: swept holes are
     tried in an order seeded by the chunk's key, and the first combination the chunk passes is taken."""
     structure = recipe.structures[alternative]
-    if not all(condition.check(chunk.text).passed for condition in recipe.where):  # type: ignore[union-attr]
+    if not all(check(condition, chunk.text).passed for condition in recipe.where):  # type: ignore[union-attr]
         return None
     observed = _observe_cached(structure, chunk.text)
     if observed is None:
@@ -403,7 +405,7 @@ def extract_chunk(recipe: Recipe, alternative: int, chunk: Chunk, key: str) -> E
     for combo in _sweep(missing, recipe.candidates, chunk, structure.template.profile, rng):
         values = {**observed, **combo}
         constraint = fill(structure, values)
-        if constraint.check(chunk.text).passed:
+        if check(constraint, chunk.text).passed:
             return Extracted(constraint, values, chunk.text, chunk.document, chunk.index, key, chunk.source,
                              recipe.name)
     return None
@@ -465,6 +467,6 @@ def extract(structure: Structure | Recipe, chunks: Iterable[Chunk], *,
 
 def assert_passes(item: Extracted) -> None:
     """The invariant of extraction: never ship an instance its own example fails."""
-    verdict = item.constraint.check(item.example)
+    verdict = check(item.constraint, item.example)
     if not verdict.passed:
         raise AssertionError(f"extracted {item.constraint} fails its example {item.example!r}: {verdict.feedback}")

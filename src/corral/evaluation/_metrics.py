@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, get_args
 
 from corral.registry import quality_aggregates
+from corral.verdicts import most_violated
 
 from ._records import RunConfig, SampleDecoding, SampleRecord
 
@@ -128,7 +129,19 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
                                   for key in sorted(groups)},
         "by_group_round": {key: {value: rounds_of(members) for value, members in sorted(groups[key].items())}
                            for key in sorted(groups)} if rounds else {},
+        "violated_rules": violated_rules(first),
+        "by_group_violated_rules": {key: {value: violated_rules([chains[i, s][0] for i in members for s in range(n)],
+                                                                top=5)
+                                          for value, members in sorted(groups[key].items())}
+                                    for key in sorted(groups)},
     }
+
+
+def violated_rules(records: Sequence[SampleRecord], top: int = 10) -> list[dict[str, Any]]:
+    """The rules the records' verdicts break most often: rule, how many outputs break it, and that as a share of
+    the records (an output that breaks a rule twice counts once)."""
+    counted = most_violated(({"violations": record.violations} for record in records), top=top)
+    return [{"rule": rule, "count": count, "rate": count / len(records)} for rule, count in counted]
 
 
 def aggregate_quality(records: Sequence[SampleRecord]) -> dict[str, float]:

@@ -17,9 +17,10 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from corral.errors import InputError
+from corral.verdicts import Verdict
 
 CONFIG_FILE = "config.json"
 RECORDS_FILE = "records.jsonl"
@@ -110,8 +111,9 @@ class SampleRecord(_Frozen):
     output: str  # the model's text
     answer: str  # what was checked: the output after the task's answer-extraction policy
     passed: bool
-    score: float  # graded: the fraction of base constraints met
-    parts: list[dict[str, Any]] = Field(default_factory=list)  # per-part results of the checker
+    score: float  # graded, in [0, 1]: e.g. the share of rules met
+    violations: list[dict[str, Any]] = Field(default_factory=list)  # the verdict's violations, whole
+    detail: dict[str, Any] = Field(default_factory=dict)  # the checker's own evidence (COLLIE: per-part results)
     feedback: str = ""  # the checker's feedback ('' when passed)
     decoding: SampleDecoding = "free"
     fallback_reason: str | None = None
@@ -123,6 +125,22 @@ class SampleRecord(_Frozen):
     cached: bool = False
     quality: dict[str, float] = Field(default_factory=dict)  # the task's quality metrics, if it has any
     repeated: bool = False  # the answer equals one this sample gave in an earlier round
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_records(cls, data: Any) -> Any:
+        """Records written before verdicts were one type kept COLLIE's per-part results as ``parts``."""
+        if isinstance(data, dict) and "parts" in data:
+            data = {**data, "detail": {"parts": data["parts"]}}
+            del data["parts"]
+        return data
+
+    @classmethod
+    def judged(cls, verdict: Verdict[Any], **fields: Any) -> SampleRecord:
+        """A record carrying ``verdict`` whole: passed, score, violations, feedback and the checker's detail."""
+        data = verdict.to_json()
+        return cls(passed=verdict.passed, score=verdict.score, violations=data["violations"],
+                   detail=data.get("detail", {}), feedback=verdict.feedback, **fields)
 
     @property
     def key(self) -> tuple[str, int, int]:

@@ -140,9 +140,34 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
                                                for s in summaries)] for r in range(rounds + 1)])
     lines += [f"![{charts[ROUND_CHART]}]({ROUND_CHART})", ""]
     lines += _quality_sections(summaries, labels, charts)
+    lines += _violation_sections(summaries, labels)
 
     lines += ["---", "", "Made by `corral report` from " + ", ".join(f"`{run}`" for run in runs) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _violation_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+    """The most common violated rules of the first attempts, per run, and per task where a run groups by task."""
+    if not any(s.get("violated_rules") for s in summaries):
+        return []
+    lines = ["## Most violated rules", "",
+             "First attempts whose verdict breaks the rule (an output breaking a rule twice counts once).", ""]
+
+    def cell(rules: Sequence[dict[str, Any]], rule: str) -> str:
+        found = next((r for r in rules if r["rule"] == rule), None)
+        return f"{found['count']} ({100 * found['rate']:.0f}%)" if found else "—"
+
+    names = list(dict.fromkeys(r["rule"] for s in summaries for r in s.get("violated_rules", [])))
+    lines += _table(["rule", *labels], [[f"`{name}`", *(cell(s.get("violated_rules", []), name) for s in summaries)]
+                                       for name in names])
+    per_task = [s.get("by_group_violated_rules", {}).get("task", {}) for s in summaries]
+    tasks = sorted({task for groups in per_task for task in groups})
+    if tasks:
+        lines += ["### By task", ""]
+        lines += _table(["task", *labels],
+                        [[task, *("; ".join(f"`{r['rule']}` {r['count']}" for r in groups.get(task, [])[:3]) or "—"
+                                  for groups in per_task)] for task in tasks])
+    return lines
 
 
 def _fmt(value: float | None, metric: str) -> str:

@@ -302,24 +302,22 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
 def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, fallback: str | None,
             cached: bool) -> SampleRecord:
     answer = task.answer(completion.text)
-    judgement = task.check(item.instance, answer)
-    details = judgement.to_json()
     decoding = config.decoding if fallback is None else "free-fallback"
     quality = task.quality(item.instance, answer) if task.quality is not None else {}
-    return SampleRecord(
+    return SampleRecord.judged(
+        task.check(item.instance, answer),
         instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
-        messages=item.messages, output=completion.text, answer=answer, passed=judgement.passed,
-        score=judgement.score, parts=details.get("parts", []), feedback="" if judgement.passed else judgement.feedback,
-        decoding=decoding, fallback_reason=fallback, finish_reason=completion.finish_reason, error=completion.error,
+        messages=item.messages, output=completion.text, answer=answer, decoding=decoding, fallback_reason=fallback,
+        finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers)
 
 
 def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:
     """The records judged again by the task's current checker and quality metrics, with the outputs kept: the
-    verdict, score, parts, feedback, quality and the instance's groups (which may be derived, such as
-    ``enforcement``) are recomputed, and no model runs. For a run made before a fix to
-    a checker or a metric. A feedback round's prompt still holds the feedback the model was given then.
+    verdict (passed, score, violations, detail, feedback), quality and the instance's groups (which may be
+    derived, such as ``enforcement``) are recomputed, and no model runs. For a run made before a fix to a checker
+    or a metric. A feedback round's prompt still holds the feedback the model was given then.
 
     Raises RunError when the task cannot be rebuilt from ``config`` or no longer has a recorded instance.
     """
@@ -334,10 +332,11 @@ def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRe
         if instance is None:
             raise RunError(f"cannot judge {record.instance!r} again: task {config.task!r} no longer has it")
         answer = task.answer(record.output)
-        judgement = task.check(instance, answer)
+        fresh = SampleRecord.judged(task.check(instance, answer), instance=record.instance, sample=record.sample,
+                                    round=record.round, messages=record.messages, output=record.output, answer=answer)
         judged.append(record.model_copy(update={
-            "answer": answer, "groups": dict(instance.groups), "passed": judgement.passed, "score": judgement.score,
-            "parts": judgement.to_json().get("parts", []), "feedback": "" if judgement.passed else judgement.feedback,
+            **fresh.model_dump(include={"passed", "score", "violations", "detail", "feedback"}), "answer": answer,
+            "groups": dict(instance.groups),
             "quality": task.quality(instance, answer) if task.quality is not None else {}}))
     return judged
 

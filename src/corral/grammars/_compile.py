@@ -17,7 +17,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from corral.constraints import And, Constraint, Count, Expr, ForEach, Match, Not, Or, Pos, Quantifier, Rel, TextRef
+from corral.constraints import (
+    And,
+    Constraint,
+    Count,
+    Expr,
+    ForEach,
+    Match,
+    Not,
+    Or,
+    Pos,
+    Quantifier,
+    Rel,
+    TextRef,
+    check,
+)
 from corral.constraints import UnitRef as _UnitRef
 from corral.text import Level, get_profile
 
@@ -488,7 +502,7 @@ class _Structure:
             profile = self.terms.profile.name
             if not _one_sentence(emitted, fixed[0], profile):
                 self.terms.failures.append((str(fixed[0]), f"the fixed sentence is not one sentence under {profile}"))
-            elif rest and not Constraint(_and(rest), Level.SENTENCE, profile).check(emitted).passed:
+            elif rest and not check(Constraint(_and(rest), Level.SENTENCE, profile), emitted).passed:
                 self.terms.failures.append((str(fixed[0]), "the fixed sentence cannot meet the other parts"))
             return R.lit(emitted)
         return R.both(self.terms.sentence_shape(), *(self.terms.term(e, Level.SENTENCE) for e in exprs))
@@ -657,7 +671,7 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
         text = witness(grammar, hints=_hints(constraint.body))
         if text is None:
             raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
-        verdict = constraint.check(text)
+        verdict = check(constraint, text)
         if not verdict.passed:
             raise NotExpressible([(str(constraint.body), f"internal: the grammar's text {text!r:.80} fails the "
                                                          f"checker ({verdict.feedback})")])

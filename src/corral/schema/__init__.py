@@ -12,7 +12,7 @@ samples into minimally invalid ones.
 docs/schema.md describes the forms, the conventions of the XML and YAML samples, and what is validated how.
 """
 
-from ._check import SampleVerdict, check_sample
+from ._check import SampleCheck, check_sample
 from ._conformance import ConformanceReport, run_test_suite
 from ._english import describe
 from ._errors import SchemaInputError
@@ -40,9 +40,9 @@ __all__ = [
     "Mutation",
     "NoSampleError",
     "RefProblem",
+    "SampleCheck",
     "SampleError",
     "SampleFormat",
-    "SampleVerdict",
     "SchemaForm",
     "SchemaInputError",
     "SchemaViolation",

@@ -7,19 +7,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from corral.verdicts import Verdict, Violation
+
 from ._parse import SampleError, SampleFormat, parse_sample
 from ._validate import SchemaViolation, validate
 
+MAX_FEEDBACK = 10
+"""Feedback names at most this many broken keywords (a model cannot act on a hundred at once)."""
 JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
 @dataclass(frozen=True)
-class SampleVerdict:
-    """The verdict on one output: ``parse_error`` when it is not a sample of its format, else the violations."""
+class SampleCheck:
+    """A sample check's evidence (its verdict's ``detail``): the output's format, why it was not a sample
+    (``parse_error``), the validator's own violations (with each keyword's place in the schema), whether the
+    root has the schema's type, and the parsed sample."""
 
     format: str
     parse_error: str | None = None
-    violations: tuple[SchemaViolation, ...] = ()
+    schema_violations: tuple[SchemaViolation, ...] = ()
     root_type_ok: bool = True
     sample: Any = field(default=None, compare=False)
 
@@ -28,30 +34,11 @@ class SampleVerdict:
         return self.parse_error is None
 
     @property
-    def passed(self) -> bool:
-        return self.parsed and not self.violations
-
-    @property
-    def score(self) -> float:
-        return 1.0 if self.passed else 0.0
-
-    @property
     def keywords(self) -> list[str]:
-        return sorted({violation.keyword for violation in self.violations})
-
-    @property
-    def feedback(self) -> str:
-        if self.parse_error:
-            return f"The answer is not a {self.format.upper()} sample ({self.parse_error})."
-        if not self.violations:
-            return ""
-        lines = [violation.describe() for violation in self.violations[:10]]
-        more = f" (and {len(self.violations) - 10} more)" if len(self.violations) > 10 else ""
-        return "The sample breaks the schema: " + "; ".join(lines) + more + "."
+        return sorted({violation.keyword for violation in self.schema_violations})
 
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "format": self.format, "parse_error": self.parse_error,
-                "root_type_ok": self.root_type_ok, "violations": [v.to_json() for v in self.violations]}
+        return {"format": self.format, "parse_error": self.parse_error, "root_type_ok": self.root_type_ok}
 
 
 def root_type_ok(schema: Any, sample: Any) -> bool:
@@ -72,11 +59,24 @@ def root_type_ok(schema: Any, sample: Any) -> bool:
     return False
 
 
-def check_sample(schema: Any, output: str, format: SampleFormat, extract: bool = True, **options: Any) -> SampleVerdict:
-    """Read ``output`` as a ``format`` sample (its fenced block, if any) and validate it against ``schema``."""
+def check_sample(schema: Any, output: str, format: SampleFormat, extract: bool = True,
+                 **options: Any) -> Verdict[SampleCheck]:
+    """Read ``output`` as a ``format`` sample (its fenced block, if any) and validate it against ``schema``: one
+    violation per broken keyword (rule: the keyword, path: where in the sample), or one of rule ``parse`` when
+    the output is not a sample at all."""
     try:
         sample = parse_sample(output, format, extract=extract)
     except SampleError as exc:
-        return SampleVerdict(format, parse_error=str(exc).split(": ", 1)[-1], root_type_ok=False)
-    return SampleVerdict(format, violations=tuple(validate(schema, sample, **options)),
-                         root_type_ok=root_type_ok(schema, sample), sample=sample)
+        reason = str(exc).split(": ", 1)[-1]
+        message = f"The answer is not a {format.upper()} sample ({reason})."
+        return Verdict.of([Violation("parse", message)], feedback=message,
+                          detail=SampleCheck(format, parse_error=reason, root_type_ok=False))
+    found = tuple(validate(schema, sample, **options))
+    violations = [Violation(v.keyword, v.describe(), path=v.path or "/", expected=v.expected, seen=v.seen)
+                  for v in found]
+    lines = [violation.describe() for violation in found[:MAX_FEEDBACK]]
+    more = f" (and {len(found) - MAX_FEEDBACK} more)" if len(found) > MAX_FEEDBACK else ""
+    feedback = "The sample breaks the schema: " + "; ".join(lines) + more + "." if found else ""
+    return Verdict.of(violations, feedback=feedback,
+                      detail=SampleCheck(format, schema_violations=found, root_type_ok=root_type_ok(schema, sample),
+                                         sample=sample))

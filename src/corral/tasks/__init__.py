@@ -1,5 +1,5 @@
 """Evaluation tasks: a Task is data (instances, prompt template, checker, answer extraction), registered by name."""
 
-from ._task import Judgement, PromptTemplate, Task, TaskInstance, get_task, select
+from ._task import PromptTemplate, Task, TaskInstance, get_task, select
 
-__all__ = ["Judgement", "PromptTemplate", "Task", "TaskInstance", "get_task", "select"]
+__all__ = ["PromptTemplate", "Task", "TaskInstance", "get_task", "select"]

@@ -8,25 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from corral.models import Message
 from corral.registry import answer_extractors, lookup, tasks
-
-
-class Judgement(Protocol):
-    """What a checker returns (``corral.constraints.Verdict`` is one): a verdict, a graded score, details."""
-
-    @property
-    def passed(self) -> bool: ...
-
-    @property
-    def score(self) -> float: ...
-
-    @property
-    def feedback(self) -> str: ...
-
-    def to_json(self) -> dict[str, Any]: ...
+from corral.verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -104,7 +90,7 @@ class Task:
     name: str
     version: str
     instances: Callable[[], Iterable[TaskInstance]]
-    check: Callable[[TaskInstance, str], Judgement]
+    check: Callable[[TaskInstance, str], Verdict[Any]]
     grammar: Callable[[TaskInstance], Any]
     template: PromptTemplate = field(default_factory=PromptTemplate)
     extract: str = "whole"

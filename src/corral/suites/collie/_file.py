@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from corral.constraints import ConstraintSyntaxError, parse
+from corral.constraints import ConstraintSyntaxError, check, parse, render
 from corral.jsonl import iter_jsonl
 from corral.registry import tasks
 from corral.tasks import Task, TaskInstance
@@ -38,7 +38,7 @@ def instances_file_task(path: str | Path) -> Task:
         except ConstraintSyntaxError as exc:
             raise ValueError(f"{path}: instance {number}: bad constraint: {exc}") from None
         instances.append(TaskInstance(
-            id=str(row.get("id", number)), prompt=str(row.get("prompt") or constraint.render()), target=constraint,
+            id=str(row.get("id", number)), prompt=str(row.get("prompt") or render(constraint)), target=constraint,
             groups={"structure": str(row.get("structure", "")), "source": str(row.get("source", ""))},
             max_tokens=MAX_TOKENS[constraint.level], reference=row.get("example")))
     ids = [inst.id for inst in instances]
@@ -49,7 +49,7 @@ def instances_file_task(path: str | Path) -> Task:
         name=path.name.removesuffix(".jsonl"),
         version="sha256:" + hashlib.sha256(data).hexdigest()[:16],
         instances=lambda: iter(instances),
-        check=lambda instance, answer: instance.target.check(answer),
+        check=lambda instance, answer: check(instance.target, answer),
         grammar=lambda instance: _grammar(instance.target),
         template=reference.template,
         extract=reference.extract,

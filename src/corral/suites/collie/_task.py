@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
+from corral.constraints import check
 from corral.registry import tasks
 from corral.tasks import PromptTemplate, Task, TaskInstance
 from corral.text import Level
@@ -42,7 +43,7 @@ def collie() -> Task:
         name="collie",
         version="v1",
         instances=_collie_instances,
-        check=lambda instance, answer: instance.target.check(answer),
+        check=lambda instance, answer: check(instance.target, answer),
         grammar=lambda instance: _grammar(instance.target),
         template=PromptTemplate(
             feedback="However, your answer does not meet the constraints. {feedback} "

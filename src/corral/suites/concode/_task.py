@@ -27,6 +27,7 @@ from typing import Any
 
 from corral.registry import quality_aggregates, tasks
 from corral.tasks import PromptTemplate, Task, TaskInstance
+from corral.verdicts import Verdict, Violation
 
 SCHEMA_FORMS = ("json", "yaml", "xml", "python", "english")
 OUTPUT_FORMS = ("json", "yaml", "xml")
@@ -203,7 +204,7 @@ def _val_context(schema_form: str, output_form: str, shots: int, seed: int) -> t
 
 
 # --------------------------------------------------------------------------------------------------- checks
-def _gen_check(instance: TaskInstance, answer: str):  # -> SampleVerdict
+def _gen_check(instance: TaskInstance, answer: str) -> Verdict[Any]:
     from corral.schema import check_sample
 
     return check_sample(instance.target["schema"], answer, instance.target["output_form"])
@@ -231,14 +232,14 @@ def _gen_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
     from corral.schema import keyword_census
 
     schema = instance.target["schema"]
-    verdict = _gen_check(instance, answer)
-    values = {"parsed": float(verdict.parsed), "root_type_ok": float(verdict.root_type_ok)}
-    if verdict.parsed:
-        broken = set(verdict.keywords)
+    checked = _gen_check(instance, answer).detail
+    values = {"parsed": float(checked.parsed), "root_type_ok": float(checked.root_type_ok)}
+    if checked.parsed:
+        broken = set(checked.keywords)
         for keyword in sorted((set(keyword_census(schema)) & CENSUS_KEYWORDS) | broken):
             values[f"violated:{keyword}"] = float(keyword in broken)
-    if verdict.violations:
-        buckets = {locality(schema, v.schema_path) for v in verdict.violations}
+    if checked.schema_violations:
+        buckets = {locality(schema, v.schema_path) for v in checked.schema_violations}
         for bucket in ("begin", "middle", "end"):
             values[f"locality:{bucket}"] = float(bucket in buckets)
     return values
@@ -257,42 +258,32 @@ def locality(schema: Any, schema_path: str) -> str:
     return ("begin", "middle", "end")[min(2, int(position // third))]
 
 
-class YesNo:
-    """A Task 2 verdict: the model's yes/no against the gold label."""
-
-    def __init__(self, gold: bool, answer: str) -> None:
-        word = answer.strip().lstrip("`*\"' \n").lower()
-        self.said = "yes" if word.startswith("yes") else "no" if word.startswith("no") else None
-        self.gold = "yes" if gold else "no"
-
-    @property
-    def passed(self) -> bool:
-        return self.said == self.gold
-
-    @property
-    def score(self) -> float:
-        return float(self.passed)
-
-    @property
-    def feedback(self) -> str:
-        return "" if self.passed else ("Answer yes or no." if self.said is None else "That is not right.")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "gold": self.gold, "said": self.said}
+def said_yes_no(answer: str) -> str | None:
+    """The model's yes/no: the first word after any quoting or emphasis marks, or None when it is neither."""
+    word = answer.strip().lstrip("`*\"' \n").lower()
+    return "yes" if word.startswith("yes") else "no" if word.startswith("no") else None
 
 
-def _val_check(instance: TaskInstance, answer: str) -> YesNo:
-    return YesNo(instance.target["valid"], answer)
+def _val_check(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
+    """A Task 2 verdict: the model's yes/no against the gold label (rule ``answer`` when it is neither)."""
+    gold, said = ("yes" if instance.target["valid"] else "no"), said_yes_no(answer)
+    if said is None:
+        found = [Violation("answer", "Answer yes or no.", expected="yes or no", seen=answer.strip()[:40])]
+    elif said != gold:
+        found = [Violation("label", "That is not right.", expected=gold, seen=said)]
+    else:
+        found = []
+    return Verdict.of(found, detail={"gold": gold, "said": said})
 
 
 def _val_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
-    verdict = _val_check(instance, answer)
-    said = verdict.said or "none"
-    values = {"answered": float(verdict.said is not None)}
+    gold, said = ("yes" if instance.target["valid"] else "no"), said_yes_no(answer)
+    values = {"answered": float(said is not None)}
+    said = said or "none"
     for label in ("yes", "no"):
-        values[f"val_macro_f1@macro_f1:tp_{label}"] = float(verdict.gold == label and said == label)
-        values[f"val_macro_f1@macro_f1:fp_{label}"] = float(verdict.gold != label and said == label)
-        values[f"val_macro_f1@macro_f1:fn_{label}"] = float(verdict.gold == label and said != label)
+        values[f"val_macro_f1@macro_f1:tp_{label}"] = float(gold == label and said == label)
+        values[f"val_macro_f1@macro_f1:fp_{label}"] = float(gold != label and said == label)
+        values[f"val_macro_f1@macro_f1:fn_{label}"] = float(gold == label and said != label)
     return values
 
 

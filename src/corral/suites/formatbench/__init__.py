@@ -3,11 +3,11 @@ shipped instances of its ten tasks; prompts; quality metrics; and the ``formatbe
 
 from . import _agent, _ftime, _mtt, _parse, _simple, _tagged, _xdl  # noqa: F401  (each registers its checker)
 from ._agent import normalise
-from ._core import MODES, FormatChecker, FormatVerdict, InstanceError, Violation, check_format, get_checker
+from ._core import MODES, FormatChecker, InstanceError, check_format, get_checker
 from ._instances import load_instances, read_instances_file, shipped_tasks, write_instances
 from ._tagged import MAX_LINE, MAX_LINES
 from ._task import TASKS, formatbench
 
-__all__ = ["MAX_LINE", "MAX_LINES", "MODES", "TASKS", "FormatChecker", "FormatVerdict", "InstanceError",
-           "Violation", "check_format", "formatbench", "get_checker", "load_instances", "normalise",
+__all__ = ["MAX_LINE", "MAX_LINES", "MODES", "TASKS", "FormatChecker", "InstanceError",
+           "check_format", "formatbench", "get_checker", "load_instances", "normalise",
            "read_instances_file", "shipped_tasks", "write_instances"]

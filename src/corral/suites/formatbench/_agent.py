@@ -28,7 +28,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._core import FormatChecker, Violation, reference_first_line, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, reference_first_line, register
 
 MAX_SUGGESTIONS = 5
 _SHOWN = 60  # characters of a seen answer quoted in a message

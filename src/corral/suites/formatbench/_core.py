@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from corral.errors import InputError
 from corral.registry import format_checkers, lookup
+from corral.verdicts import Verdict, Violation
 
 Mode = Literal["strict", "reference"]
 MODES: tuple[Mode, ...] = ("strict", "reference")
@@ -28,61 +29,6 @@ MODES: tuple[Mode, ...] = ("strict", "reference")
 
 class InstanceError(InputError):
     """A task instance lacks what its checker needs; the message names the task, the instance and the field."""
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule: its id, a specific message, where in the output (``span``: start and end offsets), and
-    the expected and seen values when there are such."""
-
-    rule: str
-    message: str
-    span: tuple[int, int] | None = None
-    expected: Any = None
-    seen: Any = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"rule": self.rule, "message": self.message}
-        if self.span is not None:
-            out["span"] = list(self.span)
-        if self.expected is not None:
-            out["expected"] = self.expected
-        if self.seen is not None:
-            out["seen"] = self.seen
-        return out
-
-
-@dataclass(frozen=True)
-class FormatVerdict:
-    """The violations of one output, with the rules they were checked against (for the graded score)."""
-
-    task: str
-    rules: tuple[str, ...]
-    violations: tuple[Violation, ...]
-    mode: Mode = "strict"
-
-    @property
-    def passed(self) -> bool:
-        return not self.violations
-
-    @property
-    def score(self) -> float:
-        """The share of the task's rules that no violation breaks (1.0 when it passes)."""
-        if not self.violations:
-            return 1.0
-        broken = {v.rule for v in self.violations}
-        if "internal" in broken or "reference" in broken or not self.rules:
-            return 0.0
-        return sum(rule not in broken for rule in self.rules) / len(self.rules)
-
-    @property
-    def feedback(self) -> str:
-        """The messages, one per line, in output order: what a refinement round shows the model."""
-        return "\n".join(v.message for v in self.violations)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task": self.task, "mode": self.mode, "passed": self.passed, "score": self.score,
-                "violations": [v.to_json() for v in self.violations]}
 
 
 StrictCheck = Callable[[Mapping[str, Any], str], list[Violation]]
@@ -102,7 +48,7 @@ class FormatChecker:
     description: str = ""
     _order: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
-    def check(self, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> FormatVerdict:
+    def check(self, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> Verdict:
         """The verdict on ``output``; never raises on the output (only on an instance missing a field)."""
         if mode not in MODES:
             raise ValueError(f"unknown checker mode {mode!r}; valid: {', '.join(MODES)}")
@@ -122,7 +68,9 @@ class FormatChecker:
                                            f"({type(exc).__name__}: {exc}).")]
         ordered = sorted(found, key=lambda v: ((v.span or (1 << 62, 0))[0], rules.index(v.rule)
                                               if v.rule in rules else len(rules), v.message))
-        return FormatVerdict(self.name, rules, tuple(ordered), mode)
+        broken = {v.rule for v in ordered}
+        whole = not rules or "internal" in broken or "reference" in broken  # the output as a whole fails
+        return Verdict.of(ordered, rules=rules, score=0.0 if ordered and whole else None)
 
     def require(self, instance: Mapping[str, Any]) -> None:
         for name in self.needs:
@@ -142,7 +90,7 @@ def get_checker(name: str) -> FormatChecker:
     return lookup(format_checkers, name, "format checker")
 
 
-def check_format(task: str, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> FormatVerdict:
+def check_format(task: str, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> Verdict:
     """Check ``output`` for ``task``'s format (``check_format("ftime", {"tag": 1}, "2012...")``)."""
     return get_checker(task).check(instance, output, mode)
 

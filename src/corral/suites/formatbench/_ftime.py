@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ._core import FormatChecker, Violation, reference_first_line, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, reference_first_line, register
 
 STAMP = re.compile(r"[0-9?]{8}T[0-9?]{6}")
 REPEAT = re.compile(r"R-?\d+")

@@ -15,7 +15,9 @@ from typing import Any
 
 import regex
 
-from ._core import FormatChecker, InstanceError, Violation, reference_first_line, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, InstanceError, reference_first_line, register
 
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
 UNTRANSLATED_SHARE = 0.5  # an answer whose words are mostly the source's own is left in German

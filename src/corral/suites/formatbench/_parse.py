@@ -14,7 +14,9 @@ from typing import Any
 
 from nltk import Tree
 
-from ._core import FormatChecker, Violation, reference_first_line, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, reference_first_line, register
 
 CLAUSE = ("S", "SBAR", "SBARQ", "SINV", "SQ")
 PHRASE = ("ADJP", "ADVP", "CONJP", "FRAG", "INTJ", "LST", "NAC", "NP", "NX", "PP", "PRN", "PRT", "QP", "RRC", "UCP",

@@ -16,7 +16,9 @@ from typing import Any
 
 import regex
 
-from ._core import FormatChecker, Violation, reference_first_line, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, reference_first_line, register
 
 _LETTER = regex.compile(r"\p{L}|\p{N}")
 

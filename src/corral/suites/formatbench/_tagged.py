@@ -20,7 +20,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._core import FormatChecker, Violation, reference_first_line, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, reference_first_line, register
 
 DEFAULT_TAGS = ("PER", "ORG", "LOC", "MISC")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")

@@ -27,7 +27,9 @@ from xml.etree.ElementTree import Element, ParseError, TreeBuilder
 from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
-from ._core import FormatChecker, Violation, register
+from corral.verdicts import Violation
+
+from ._core import FormatChecker, register
 
 MAX_CHARS = 1_000_000  # larger outputs are not parsed
 MAX_DEPTH = 50  # deeper element nesting is not parsed (a procedure needs a handful of levels)
