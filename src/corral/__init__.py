@@ -6,7 +6,7 @@ reward. The verbs are here; the types live in ``corral.constraints`` and ``corra
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .constraints import Constraint, check, from_json, parse, render
+from .constraints import Constraint, check, from_json, parse, render, to_json
 from .text import Level, segment
 from .verdicts import Verdict, Violation
 
@@ -16,4 +16,4 @@ except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+source"
 
 __all__ = ["Constraint", "Level", "Verdict", "Violation", "__version__", "check", "from_json", "parse", "render",
-           "segment"]
+           "segment", "to_json"]
