@@ -55,8 +55,8 @@ chunk_processors = catalogue.create("corral", "chunk_processors", entry_points=T
 #: Named suites of extraction recipes for ``corral build NAME`` (``collie-v1``): callables returning the recipes.
 build_suites = catalogue.create("corral", "build_suites", entry_points=True)
 
-#: How summed per-record statistics become a corpus metric (``micro_f1``, ``bleu``); see
-#: ``corral.evaluation.aggregate_quality``.
+#: How summed per-record statistics become a corpus metric (``micro_f1``, ``macro_f1``, ``bleu``; ``corral.metrics``);
+#: see ``corral.evaluation.aggregate_quality``.
 quality_aggregates = catalogue.create("corral", "quality_aggregates", entry_points=True)
 
 #: Format checkers (FormatBench), ``name -> corral.suites.formatbench.FormatChecker``: mcq, eqa, ner, parse, capseg, ...
@@ -75,7 +75,7 @@ BUILTINS: dict[str, tuple[str, ...]] = {
     "chunk_filters": ("corral.corpora",),
     "chunk_processors": ("corral.corpora",),
     "build_suites": ("corral.corpora",),
-    "quality_aggregates": ("corral.evaluation", "corral.suites"),
+    "quality_aggregates": ("corral.metrics",),
     "format_checkers": ("corral.suites.formatbench",),
 }
 

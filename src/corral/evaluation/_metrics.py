@@ -14,7 +14,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, get_args
 
-from corral.registry import quality_aggregates
 from corral.verdicts import most_violated
 
 from ._records import RunConfig, SampleDecoding, SampleRecord
@@ -219,24 +218,3 @@ def _decoding_counts(records: Iterable[SampleRecord]) -> dict[str, int]:
 
 def _mean(values: Sequence[float]) -> float:
     return float(statistics.fmean(values)) if values else 0.0
-
-
-@quality_aggregates.register("micro_f1")
-def micro_f1(stats: dict[str, float]) -> float:
-    """F1 from summed ``tp``, ``fp``, ``fn`` (1.0 when there is nothing to find and nothing was found)."""
-    tp, fp, fn = stats.get("tp", 0.0), stats.get("fp", 0.0), stats.get("fn", 0.0)
-    if tp + fp + fn == 0:
-        return 1.0
-    return 2 * tp / (2 * tp + fp + fn)
-
-
-@quality_aggregates.register("bleu")
-def corpus_bleu(stats: dict[str, float]) -> float:
-    """Corpus BLEU-4 from summed n-gram statistics (``correct_1..4``, ``total_1..4``, ``sys_len``, ``ref_len``)
-    by sacrebleu's own formula with its default exponential smoothing, on a 0-100 scale."""
-    from sacrebleu.metrics.bleu import BLEU
-
-    correct = [int(stats.get(f"correct_{i}", 0)) for i in range(1, 5)]
-    total = [int(stats.get(f"total_{i}", 0)) for i in range(1, 5)]
-    return float(BLEU.compute_bleu(correct, total, int(stats.get("sys_len", 0)), int(stats.get("ref_len", 0)),
-                                   smooth_method="exp").score)

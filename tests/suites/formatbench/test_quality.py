@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from corral.evaluation._metrics import aggregate_quality
 from corral.evaluation._records import SampleRecord
+from corral.metrics import normalize_squad, squad_f1
 from corral.suites.formatbench._quality import (
     acrow_quality,
     breaks,
@@ -17,9 +18,7 @@ from corral.suites.formatbench._quality import (
     mcq_quality,
     mtt_quality,
     ner_quality,
-    normalize_squad,
     parse_quality,
-    squad_f1,
     tagged_entities,
 )
 

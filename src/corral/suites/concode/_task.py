@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from corral.registry import quality_aggregates, tasks
+from corral.registry import tasks
 from corral.tasks import PromptTemplate, Task, TaskInstance
 from corral.verdicts import Verdict, Violation
 
@@ -285,17 +285,6 @@ def _val_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
         values[f"val_macro_f1@macro_f1:fp_{label}"] = float(gold != label and said == label)
         values[f"val_macro_f1@macro_f1:fn_{label}"] = float(gold == label and said != label)
     return values
-
-
-@quality_aggregates.register("macro_f1")
-def _macro_f1(stats: dict[str, float]) -> float:
-    """The mean over labels of each label's F1, from summed ``tp_L``, ``fp_L``, ``fn_L`` (Table 6's macro-F1)."""
-    labels = sorted({key.split("_", 1)[1] for key in stats})
-    scores = []
-    for label in labels:
-        tp, fp, fn = (stats.get(f"{kind}_{label}", 0.0) for kind in ("tp", "fp", "fn"))
-        scores.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
-    return 100.0 * sum(scores) / len(scores) if scores else 0.0
 
 
 # --------------------------------------------------------------------------------------------------- tasks

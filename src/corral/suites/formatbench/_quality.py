@@ -13,7 +13,7 @@ from it (no entities, no brackets, no breaks).
 - Parse: EVALB-style labelled bracket F1: (label, start, end) of every phrase node, preterminals and the root
   wrapper left out, function tags and indices dropped (``NP-SBJ-1`` is ``NP``), leaves aligned by position.
 - CapSeg: break F1: each ``<eol>``/``<eob>`` as (the number of words before it, the marker), against the gold.
-- MTT: BLEU-4 (sacrebleu's 13a tokenisation and exponential smoothing; ``BLEU_SIGNATURE``).
+- MTT: BLEU-4 (sacrebleu's 13a tokenisation and exponential smoothing; ``corral.metrics.BLEU_SIGNATURE``).
 - AcroW: first-letter accuracy: the share of the target's letters matched, in order, by the lines' initials.
 - FTime: exact match with the gold time expression.
 - Agent: the game score after the action over the game's maximum (``corral.suites.formatbench._agent``).
@@ -23,12 +23,13 @@ from it (no entities, no brackets, no breaks).
 from __future__ import annotations
 
 import re
-import string
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import regex
+
+from corral.metrics import bleu_stats, f1_stats, normalize_squad, squad_f1
 
 Quality = Callable[[Mapping[str, Any], str], dict[str, float]]
 
@@ -39,25 +40,6 @@ _LETTER = regex.compile(r"\p{L}|\p{N}")
 
 def mcq_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
     return {"mcq_accuracy": float(answer.strip() == str(instance["gold"]).strip())}
-
-
-def normalize_squad(text: str) -> str:
-    """SQuAD v1.1's answer normalisation: lower case, punctuation removed, articles removed, spaces collapsed."""
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
-
-
-def squad_f1(prediction: str, truth: str) -> float:
-    predicted, gold = normalize_squad(prediction).split(), normalize_squad(truth).split()
-    common = Counter(predicted) & Counter(gold)
-    same = sum(common.values())
-    if not predicted or not gold:
-        return float(predicted == gold)
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(predicted), same / len(gold)
-    return 2 * precision * recall / (precision + recall)
 
 
 def eqa_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
@@ -84,16 +66,10 @@ def tagged_entities(text: str) -> Counter[tuple[str, str]]:
     return found
 
 
-def _f1_stats(metric: str, predicted: Counter, gold: Counter) -> dict[str, float]:
-    tp = sum((predicted & gold).values())
-    return {f"{metric}@micro_f1:tp": float(tp), f"{metric}@micro_f1:fp": float(sum(predicted.values()) - tp),
-            f"{metric}@micro_f1:fn": float(sum(gold.values()) - tp)}
-
-
 def ner_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
     gold = Counter((str(label), " ".join(str(text).split())) for label, text in instance["entities"]) \
         if instance.get("entities") is not None else tagged_entities(str(instance["gold"]))
-    return _f1_stats("ner_f1", tagged_entities(answer), gold)
+    return f1_stats("ner_f1", tagged_entities(answer), gold)
 
 
 def labelled_brackets(tree_text: str) -> Counter[tuple[str, int, int]] | None:
@@ -128,7 +104,7 @@ def labelled_brackets(tree_text: str) -> Counter[tuple[str, int, int]] | None:
 def parse_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
     gold = labelled_brackets(str(instance["gold"])) or Counter()
     predicted = labelled_brackets(answer) if len(answer) <= 100_000 else None
-    return _f1_stats("parse_f1", predicted or Counter(), gold)
+    return f1_stats("parse_f1", predicted or Counter(), gold)
 
 
 def breaks(text: str) -> Counter[tuple[int, str]]:
@@ -144,27 +120,11 @@ def breaks(text: str) -> Counter[tuple[int, str]]:
 
 
 def capseg_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
-    return _f1_stats("capseg_f1", breaks(answer), breaks(str(instance["gold"])))
-
-
-BLEU_SIGNATURE = "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:{version}"
-
-
-def bleu_signature() -> str:
-    import sacrebleu
-
-    return BLEU_SIGNATURE.format(version=sacrebleu.__version__)
+    return f1_stats("capseg_f1", breaks(answer), breaks(str(instance["gold"])))
 
 
 def mtt_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
-    from sacrebleu.metrics.bleu import BLEU
-
-    reference = str((instance.get("references") or [instance["gold"]])[0])
-    one = BLEU().corpus_score([" ".join(answer.split())], [[reference]])
-    stats = {f"correct_{n + 1}": c for n, c in enumerate(one.counts)}
-    stats |= {f"total_{n + 1}": t for n, t in enumerate(one.totals)}
-    stats |= {"sys_len": one.sys_len, "ref_len": one.ref_len}
-    return {f"mtt_bleu@bleu:{key}": float(value) for key, value in stats.items()}
+    return bleu_stats("mtt_bleu", answer, str((instance.get("references") or [instance["gold"]])[0]))
 
 
 def acrow_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:

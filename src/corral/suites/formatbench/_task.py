@@ -92,7 +92,7 @@ def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts
         prompts, stop = PromptTemplate(refinement=alpaca_refinement(thoughts)), ALPACA_STOP
     else:
         prompts, stop = PromptTemplate(feedback=CHAT_FEEDBACK_THOUGHTS if thoughts else CHAT_FEEDBACK), ()
-    from ._quality import bleu_signature
+    from corral.metrics import bleu_signature
 
     return Task(
         name="formatbench",
