@@ -4,16 +4,10 @@ The same constraint value is checked, rendered, fed back, compiled into a decodi
 reward. The verbs are here; the types live in ``corral.constraints`` and ``corral.text``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from .constraints import Constraint, check, from_json, parse, render, to_json
 from .text import Level, segment
 from .verdicts import Verdict, Violation
-
-try:
-    __version__ = version("corral")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0+source"
+from .version import __version__
 
 __all__ = ["Constraint", "Level", "Verdict", "Violation", "__version__", "check", "from_json", "parse", "render",
            "segment", "to_json"]

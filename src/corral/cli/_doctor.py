@@ -33,7 +33,6 @@ def _sha256(path: Path) -> str:
 
 def diagnose() -> tuple[dict[str, Any], str | None]:
     """The facts ``corral doctor`` prints, and the problem that stops the llamacpp backend (None if it can run)."""
-    from corral import __version__
     from corral.extras import installed_extras
     from corral.models import (
         VARIANT_VARIABLE,
@@ -45,6 +44,7 @@ def diagnose() -> tuple[dict[str, Any], str | None]:
         default_threads,
         inspect_build,
     )
+    from corral.version import __version__
 
     relevant = sorted({flag for needed in X86_VARIANTS.values() for flag in needed})
     flags = cpu_flags()

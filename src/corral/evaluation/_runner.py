@@ -55,7 +55,7 @@ def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling
                 samples: int = 1, rounds: int = 0, selection: Mapping[str, Any] | None = None,
                 instances: Sequence[TaskInstance] = (), base_url: str | None = None) -> RunConfig:
     """The run's config, with its identity hash."""
-    from corral import __version__
+    from corral.version import __version__
 
     backend, _ = parse_spec(model)
     return RunConfig(task=task.name, task_version=task.version, model=model, backend=backend, base_url=base_url,
