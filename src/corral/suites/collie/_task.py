@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from corral.registry import tasks
-from corral.tasks import PromptTemplate, Task, TaskInstance
+from corral.tasks import PromptTemplate, Task, TaskInstance, register_task
 from corral.text import Level
 
 from ._data import instances
@@ -36,7 +35,7 @@ def _grammar(constraint):  # -> corral.grammars.Grammar
     return compile_constraint(constraint)
 
 
-@tasks.register("collie")
+@register_task("collie")
 def collie() -> Task:
     return Task(
         name="collie",
