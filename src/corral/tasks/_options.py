@@ -94,10 +94,12 @@ class TaskOption:
                 number = None
             if number is not None and math.isfinite(number):
                 return number
-        elif kind is list and isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-            return tuple(value)
-        elif kind is float and isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            return float(value)
+        elif kind is list:
+            if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+                return tuple(value)
+        elif kind is float:
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                return float(value)
         elif isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
             return value
         raise self._error(value, _EXPECTED[kind])
