@@ -41,7 +41,8 @@ backends = catalogue.create("corral", "backends", entry_points=True)
 """Model backends, ``name -> (model_name, **options) -> corral.models.Model``: llamacpp, transformers, openai."""
 
 tasks = catalogue.create("corral", "tasks", entry_points=True)
-"""Evaluation tasks, ``name -> () -> corral.tasks.Task``: collie, ..."""
+"""Evaluation tasks, ``name -> corral.tasks.TaskFactory`` (``register_task``: the factory and its declared options):
+collie, formatbench, concode-gen, concode-val."""
 
 answer_extractors = catalogue.create("corral", "answer_extractors", entry_points=True)
 """Answer-extraction policies, ``name -> (output: str) -> str``: what part of a model's output is checked."""

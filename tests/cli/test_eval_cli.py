@@ -25,9 +25,9 @@ def test_unknown_task_names_the_valid_ones():
 
 
 def test_unknown_structure_and_source_name_the_valid_ones():
-    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--structures", "sent02,sentX"]))
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--where", "structure=sent02,sentX"]))
     assert "'sentX'" in line and "sent02" in line and "para05" in line
-    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--sources", "reddit"]))
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--where", "source=reddit"]))
     assert "'reddit'" in line and "wiki" in line
 
 
@@ -43,7 +43,7 @@ def test_bad_out_and_mixed_configs(tmp_path, monkeypatch):
     monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
     afile = tmp_path / "file"
     afile.write_text("x")
-    args = ["eval", "collie", "--structures", "word01", "--limit", "1", "--no-report"]
+    args = ["eval", "collie", "--where", "structure=word01", "--limit", "1", "--no-report"]
     assert "is a file" in _one_line_error(runner.invoke(app, [*args, "--out", str(afile)]))
 
     ok = runner.invoke(app, [*args, "--out", str(tmp_path / "run")])
@@ -64,7 +64,7 @@ def test_bad_out_and_mixed_configs(tmp_path, monkeypatch):
 @pytest.mark.model
 def test_both_decodings_write_two_runs_and_one_report(tmp_path, monkeypatch):
     monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
-    result = runner.invoke(app, ["eval", "collie", "--structures", "word01,sent04", "--per-structure", "1",
+    result = runner.invoke(app, ["eval", "collie", "--where", "structure=word01,sent04", "--limit", "structure=1",
                                  "--decoding", "both", "--out", str(tmp_path / "cmp")])
     assert result.exit_code == 0, result.output
     constrained = json.loads((tmp_path / "cmp" / "constrained" / "summary.json").read_text())

@@ -16,7 +16,7 @@ from corral.evaluation import read_records
 
 pytestmark = pytest.mark.model
 
-ARGS = ["eval", "collie", "--structures", "word01,word02,sent01", "--per-structure", "2", "--samples", "2",
+ARGS = ["eval", "collie", "--where", "structure=word01,word02,sent01", "--limit", "structure=2", "--samples", "2",
         "--rounds", "1", "--temperature", "0.8", "--seed", "3", "--no-cache", "--no-report"]
 
 

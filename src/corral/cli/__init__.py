@@ -22,6 +22,7 @@ from ._doctor import register as register_doctor
 from ._eval import register as register_eval
 from ._report import register as register_report
 from ._schema import app as schema_app
+from ._tasks import register as register_tasks
 
 app = typer.Typer(
     name="corral",
@@ -33,6 +34,7 @@ app = typer.Typer(
 app.add_typer(collie_app, name="collie")
 app.add_typer(schema_app, name="schema")
 register_eval(app)
+register_tasks(app)
 register_report(app)
 register_build(app)
 register_doctor(app)

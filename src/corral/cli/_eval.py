@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -18,37 +19,21 @@ def _names(value: str | None) -> list[str] | None:
 
 
 def eval_command(
-    task: Annotated[str, typer.Argument(help="A registered task, e.g. collie.")],
+    task: Annotated[str, typer.Argument(help="A registered task (corral tasks lists them), or an instances file.")],
+    task_option: Annotated[list[str] | None, typer.Option(
+        "-T", "--task-option", metavar="KEY=VALUE",
+        help="A task option (repeatable); corral tasks TASK lists them, e.g. -T checker_mode=reference.")] = None,
     model: Annotated[str, typer.Option(help="smollm2, transformers:smollm2, openai:NAME, or a GGUF.")] = "smollm2",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server for openai:NAME.")] = None,
-    structures: Annotated[str | None, typer.Option(help="Only these structures (comma-separated).")] = None,
-    sources: Annotated[str | None, typer.Option(help="Only these sources (comma-separated).")] = None,
-    per_structure: Annotated[int | None, typer.Option(help="The first N instances of each structure.")] = None,
-    tasks: Annotated[str | None, typer.Option(help="formatbench: only these tasks (comma-separated).")] = None,
-    per_task: Annotated[int | None, typer.Option(help="formatbench: the first N instances of each task.")] = None,
-    extract: Annotated[str | None, typer.Option(
-        help="Answer extraction: whole, first_line, first_block, fenced, raw (default: the task's).")] = None,
-    checker_mode: Annotated[str | None, typer.Option(help="formatbench: strict (default) or reference.")] = None,
-    template: Annotated[str | None, typer.Option(help="formatbench: alpaca (default, the paper's) or chat.")] = None,
-    thoughts: Annotated[bool | None, typer.Option(
-        "--thoughts/--no-thoughts", help="formatbench: refinement with thoughts (refine*).")] = None,
-    shots: Annotated[int | None, typer.Option(
-        help="formatbench: few-shot examples (0-4, default 3); concode-gen 0-3, concode-val 0-2 (default 0).")] = None,
-    judge: Annotated[str | None, typer.Option(help="formatbench: a model that rates AcroW poems (off).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(help="formatbench: the judge's server (openai:NAME).")] = None,
-    schema_form: Annotated[str | None, typer.Option(
-        help="concode-*: how the schema is shown: json, yaml, xml, python, english.")] = None,
-    output_form: Annotated[str | None, typer.Option(help="concode-*: the sample's form: json, yaml, xml.")] = None,
-    schemas: Annotated[str | None, typer.Option(
-        help="concode-*: concode (generated), jsonschemabench (gen) or schemastore (val).")] = None,
-    n_schemas: Annotated[int | None, typer.Option(help="concode-*: how many schemas (default 602).")] = None,
-    suite_seed: Annotated[int | None, typer.Option(help="concode-*: the generated suite's seed (default 0).")] = None,
     where: Annotated[list[str] | None, typer.Option(
+        metavar="GROUP=V1,V2",
         help="Only instances whose group has one of these values: GROUP=V1,V2 (repeatable).")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most N instances (after the filters).")] = None,
+    limit: Annotated[list[str] | None, typer.Option(
+        metavar="[GROUP=]N",
+        help="At most N instances, or GROUP=N: the first N of each group, e.g. structure=3 (after --where; "
+             "one of each form).")] = None,
     samples: Annotated[int, typer.Option(help="Samples per instance (pass@k for k <= samples).")] = 1,
     rounds: Annotated[int, typer.Option(help="Feedback rounds after the first attempt.")] = 0,
-    constrained: Annotated[bool, typer.Option(help="Constrained decoding (same as --decoding constrained).")] = False,
     decoding: Annotated[str, typer.Option(help="free, constrained, or both (two runs, one report).")] = "free",
     temperature: Annotated[float, typer.Option(help="0 is greedy.")] = 0.0,
     top_p: Annotated[float, typer.Option()] = 1.0,
@@ -72,34 +57,20 @@ def eval_command(
     from corral.registry import RegistryError
     from corral.tasks import get_task, select
 
-    modes = ["constrained"] if constrained else {"both": ["free", "constrained"]}.get(decoding, [decoding])
+    modes = {"both": ["free", "constrained"]}.get(decoding, [decoding])
     if any(mode not in ("free", "constrained") for mode in modes):
         raise _fail(f"unknown --decoding {decoding!r}; valid: free, constrained, both")
-    filters = {k: v for k, v in (("structure", _names(structures)), ("source", _names(sources)),
-                                 ("task", _names(tasks))) if v}
+    filters: dict[str, list[str]] = {}
     for condition in where or []:
         group, sep, values = condition.partition("=")
         if not sep or not group.strip() or not _names(values):
             raise _fail(f"--where {condition!r}: write GROUP=VALUE[,VALUE...], e.g. enforcement=exact")
         filters[group.strip()] = _names(values)  # type: ignore[assignment]
-    if per_structure and per_task:
-        raise _fail("give --per-structure or --per-task, not both")
-    per_group = ("structure", per_structure) if per_structure else ("task", per_task) if per_task else None
-    options = {key: value for key, value in (("checker_mode", checker_mode), ("template", template),
-                                             ("thoughts", thoughts), ("shots", shots), ("judge", judge),
-                                             ("judge_base_url", judge_base_url), ("schema_form", schema_form),
-                                             ("output_form", output_form), ("schemas", schemas), ("n", n_schemas),
-                                             ("seed", suite_seed)) if value is not None}
+    count, per_group = _limits(limit or [])
+    options = _task_options(task_option or [])
     try:
         the_task = get_task(task, **options)
-        if extract is not None:
-            from dataclasses import replace
-
-            from corral.registry import answer_extractors, lookup
-
-            lookup(answer_extractors, extract, "answer extractor")
-            the_task = replace(the_task, extract=extract)
-        select(the_task, filters, limit=limit, per_group=per_group)
+        select(the_task, filters, limit=count, per_group=per_group)
         sampling = SamplingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
         runs = _run_dirs(output, [plan_config(the_task, model, decoding=m, sampling=sampling,  # type: ignore[arg-type]
                                               base_url=base_url) for m in modes], default_run_dir)
@@ -122,7 +93,7 @@ def eval_command(
 
                 run_dir, summary = evaluate(
                     the_task, model, run, decoding=mode, sampling=sampling,  # type: ignore[arg-type]
-                    samples=samples, rounds=rounds, filters=filters, limit=limit,
+                    samples=samples, rounds=rounds, filters=filters, limit=count,
                     per_group=per_group, base_url=base_url,
                     loaded_model=loaded, cache=cache, on_progress=show)
             summaries.append((run_dir, summary))
@@ -140,6 +111,37 @@ def eval_command(
         where = runs[0].parent if len(runs) > 1 else runs[0]
         path = write_report([run for run, _ in summaries], where)
         out.print(f"report: {path}")
+
+
+def _task_options(values: list[str]) -> dict[str, str]:
+    """``-T key=value`` pairs as a dict of strings; the task's declaration converts and checks them."""
+    options: dict[str, str] = {}
+    for pair in values:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise _fail(f"-T {pair!r}: write KEY=VALUE, e.g. -T checker_mode=reference")
+        if key.strip() in options:
+            raise _fail(f"-T {key.strip()} is given twice")
+        options[key.strip()] = value
+    return options
+
+
+def _limits(values: list[str]) -> tuple[int | None, tuple[str, int] | None]:
+    """``--limit N`` and ``--limit GROUP=N`` (at most one of each): the count after the filters, and the first N of
+    each group."""
+    count: int | None = None
+    per_group: tuple[str, int] | None = None
+    for value in values:
+        group, sep, number = value.rpartition("=")
+        if not re.fullmatch(r"\s*[0-9]+\s*", number) or int(number) < 1 or (sep and not group.strip()):
+            raise _fail(f"--limit {value!r}: write N or GROUP=N with N >= 1, e.g. --limit 20 or --limit structure=3")
+        if (per_group if sep else count) is not None:
+            raise _fail(f"--limit {value!r}: give at most one --limit N and one --limit GROUP=N")
+        if sep:
+            per_group = (group.strip(), int(number))
+        else:
+            count = int(number)
+    return count, per_group
 
 
 def _run_dirs(output: Path | None, configs, default) -> list[Path]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from corral.models import Completion, Model, Request, Sampling, load_model, parse_spec
-from corral.tasks import Task, TaskInstance, get_task, select
+from corral.tasks import Task, TaskInstance, get_task, select, task_options
 
 from ._cache import ResponseCache
 from ._metrics import summarize
@@ -322,7 +322,9 @@ def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRe
     Raises RunError when the task cannot be rebuilt from ``config`` or no longer has a recorded instance.
     """
     try:
-        task = get_task(config.task, **config.task_options)
+        declared = {option.name for option in task_options(config.task)}  # not what the task adds (bleu, stop)
+        task = get_task(config.task, **{key: value for key, value in config.task_options.items() if key in declared},
+                        extract=config.extract)
     except (ValueError, KeyError) as exc:
         raise RunError(f"cannot rebuild task {config.task!r} to judge again: {exc}") from None
     instances = {instance.id: instance for instance in task.instances()}

@@ -7,12 +7,14 @@ scorer): COLLIE, FormatBench and JSON-Schema suites differ only in what they reg
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from corral.models import Message
 from corral.registry import answer_extractors, lookup, tasks
 from corral.verdicts import Verdict
+
+from ._options import TaskFactory, TaskOption
 
 
 @dataclass(frozen=True)
@@ -81,10 +83,12 @@ class Task:
     ``grammar(instance)`` compiles the instance's target for constrained decoding and raises
     ``corral.grammars.NotExpressible`` when it cannot (the runner then decodes freely and records why).
     ``options`` are the task's settings that change what a record means (a checker mode, a prompt style); they
-    go into the run's identity. ``stop_on_repeat`` ends a feedback chain when the model repeats an earlier
-    answer (ReFF's refinement). ``marker``: an output's answer starts after its last occurrence when present
-    (``"Corrected Answer:"`` after the model's thoughts). ``stop``: strings that end generation (a completion-style
-    prompt's next "### Example"); a task that sets them lists them in ``options`` so they are in the run's identity.
+    go into the run's identity; a registered task's declared options (``TaskOption``) are recorded there as
+    resolved (defaults filled in, ``None`` left out), with what the task adds itself. ``stop_on_repeat`` ends a
+    feedback chain when the model repeats an earlier answer (ReFF's refinement). ``marker``: an output's answer
+    starts after its last occurrence when present (``"Corrected Answer:"`` after the model's thoughts). ``stop``:
+    strings that end generation (a completion-style prompt's next "### Example"); a task that sets them lists them
+    in ``options`` so they are in the run's identity.
     """
 
     name: str
@@ -111,18 +115,25 @@ class Task:
 
 def get_task(name: str, **options: Any) -> Task:
     """The registered task ``name`` or the task of an instances file (``corral build``'s output, ``*.jsonl``), made
-    with ``options`` (``get_task("formatbench", checker_mode="reference")``); an unknown name or option is a
-    one-line error listing what exists."""
-    import inspect
+    with ``options`` (``get_task("formatbench", checker_mode="reference")``), each validated and converted by the
+    task's declaration (a string from the command line becomes the declared type). An unknown name or option, or
+    a bad value, is a one-line error listing what exists or what is valid."""
+    from_file = name.endswith(".jsonl")
+    factory = _factory(name)
+    return factory(name, **options) if from_file else factory(**options)
 
+
+def task_options(name: str) -> tuple[TaskOption, ...]:
+    """The options task ``name`` takes (``corral tasks NAME`` lists them): its own, then those every task takes."""
+    return _factory(name).accepted
+
+
+def _factory(name: str) -> TaskFactory:
     from_file = name.endswith(".jsonl")
     factory = lookup(tasks, "instances-file" if from_file else name, "task")
-    accepted = [p for p in inspect.signature(factory).parameters if p != "path"]
-    unknown = [key for key in options if key not in accepted]
-    if unknown:
-        raise ValueError(f"task {name!r} has no option {', '.join(map(repr, unknown))}; "
-                         f"its options: {', '.join(accepted) or 'none'}")
-    return factory(name, **options) if from_file else factory(**options)
+    if not isinstance(factory, TaskFactory):  # a function registered without register_task takes no options
+        return TaskFactory(name, factory)
+    return replace(factory, name=name) if from_file else factory
 
 
 def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit: int | None = None,
@@ -138,8 +149,7 @@ def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit
     for key, wanted in (filters or {}).items():
         present = sorted({inst.groups[key] for inst in everything if key in inst.groups})
         if not present:
-            keys = sorted({k for inst in everything for k in inst.groups})
-            raise ValueError(f"task {task.name!r} has no {key!r} groups; it has: {', '.join(keys) or 'none'}")
+            raise _no_groups(task, key, everything)
         unknown = [value for value in wanted if value not in present]
         if unknown:
             raise ValueError(f"unknown {key} {', '.join(map(repr, unknown))} for task {task.name!r}; "
@@ -147,6 +157,8 @@ def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit
         chosen = [inst for inst in chosen if inst.groups.get(key) in set(wanted)]
     if per_group is not None:
         key, count = per_group
+        if not any(key in inst.groups for inst in everything):
+            raise _no_groups(task, key, everything)
         taken: dict[str, int] = {}
         kept = []
         for inst in chosen:
@@ -160,6 +172,11 @@ def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit
     if not chosen:
         raise ValueError(f"no {task.name} instances match the selection")
     return chosen
+
+
+def _no_groups(task: Task, key: str, everything: Sequence[TaskInstance]) -> ValueError:
+    keys = sorted({k for inst in everything for k in inst.groups})
+    return ValueError(f"task {task.name!r} has no {key!r} groups; it has: {', '.join(keys) or 'none'}")
 
 
 @answer_extractors.register("raw")

@@ -89,10 +89,14 @@ def test_schemastore_val_uses_real_labelled_documents():
 
 
 def test_bad_options_are_one_line_errors():
-    with pytest.raises(ValueError, match="unknown schema form 'toml'"):
+    with pytest.raises(ValueError, match="bad option schema_form='toml'; expected one of json, yaml"):
         get_task("concode-gen", schema_form="toml")
-    with pytest.raises(ValueError, match="unknown schemas 'schemastore'"):
+    with pytest.raises(ValueError, match="bad option schemas='schemastore'; expected one of concode, jsonschemabench"):
         get_task("concode-gen", schemas="schemastore")
+    with pytest.raises(ValueError, match="bad option shots=3; expected one of 0, 1, 2"):
+        get_task("concode-val", shots=3)
+    with pytest.raises(ValueError, match="n must be at least 1, got 0"):
+        get_task("concode-val", n="0")
 
 
 def test_val_instances_carry_their_schema_size_so_runs_can_pick_what_fits_a_context():

@@ -12,13 +12,12 @@ from pathlib import Path
 
 from corral.constraints import ConstraintSyntaxError, check, parse, render
 from corral.jsonl import iter_jsonl
-from corral.registry import tasks
-from corral.tasks import Task, TaskInstance
+from corral.tasks import Task, TaskInstance, register_task
 
 from ._task import MAX_TOKENS, _grammar, collie
 
 
-@tasks.register("instances-file")
+@register_task("instances-file")
 def instances_file_task(path: str | Path) -> Task:
     """The task of an instances file; a missing file or a bad line is an error naming it (and the line)."""
     path = Path(path)

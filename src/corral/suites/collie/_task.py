@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from corral.constraints import check
-from corral.registry import tasks
-from corral.tasks import PromptTemplate, Task, TaskInstance
+from corral.tasks import PromptTemplate, Task, TaskInstance, register_task
 from corral.text import Level
 
 from ._data import instances
@@ -37,7 +36,7 @@ def _grammar(constraint):  # -> corral.grammars.Grammar
     return compile_constraint(constraint)
 
 
-@tasks.register("collie")
+@register_task("collie")
 def collie() -> Task:
     return Task(
         name="collie",

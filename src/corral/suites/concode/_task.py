@@ -25,8 +25,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from corral.registry import tasks
-from corral.tasks import PromptTemplate, Task, TaskInstance
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
 SCHEMA_FORMS = ("json", "yaml", "xml", "python", "english")
@@ -288,26 +287,28 @@ def _val_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------------- tasks
-def _options(name: str, schema_form: str, output_form: str, shots: int, schemas: str, n: int) -> None:
-    if schema_form not in SCHEMA_FORMS:
-        raise ValueError(f"unknown schema form {schema_form!r}; valid: {', '.join(SCHEMA_FORMS)}")
-    if output_form not in OUTPUT_FORMS:
-        raise ValueError(f"unknown output form {output_form!r}; valid: {', '.join(OUTPUT_FORMS)}")
-    if schemas not in SOURCES[name]:
-        raise ValueError(f"{name}: unknown schemas {schemas!r}; valid: {', '.join(SOURCES[name])}")
-    if not 0 <= shots <= (3 if name == "concode-gen" else 2):
-        raise ValueError(f"{name}: shots must be 0 to {3 if name == 'concode-gen' else 2}, got {shots}")
+def _declared(name: str) -> tuple[TaskOption, ...]:
+    return (
+        TaskOption("schema_form", str, "json", "how the schema is shown", choices=SCHEMA_FORMS),
+        TaskOption("output_form", str, "json", "the sample's form", choices=OUTPUT_FORMS),
+        TaskOption("shots", int, 0, "few-shot examples", choices=tuple(range(4 if name == "concode-gen" else 3))),
+        TaskOption("schemas", str, "concode", "the schemas: concode (generated, n with seed) or the first n of "
+                   + ("the shipped JSONSchemaBench sample" if name == "concode-gen" else "SchemaStore's labelled "
+                      "documents"), choices=SOURCES[name]),
+        TaskOption("n", int, 602, "how many schemas (at least 1)"),
+        TaskOption("seed", int, 0, "the generated suite's seed"),
+    )
+
+
+def _check_n(name: str, n: int) -> None:
     if n < 1:
         raise ValueError(f"{name}: n must be at least 1, got {n}")
 
 
-@tasks.register("concode-gen")
-def concode_gen(schema_form: str = "json", output_form: str = "json", shots: int = 0, schemas: str = "concode",
-                n: int = 602, seed: int = 0) -> Task:
-    """ConCodeEval Task 1: write a sample valid against a schema. ``schema_form``: json, yaml, xml, python,
-    english; ``output_form``: json, yaml, xml; ``shots``: 0-3; ``schemas``: concode (generated, ``n`` with
-    ``seed``) or jsonschemabench (the first ``n`` of the shipped sample)."""
-    _options("concode-gen", schema_form, output_form, shots, schemas, n)
+@register_task("concode-gen", options=_declared("concode-gen"))
+def concode_gen(schema_form: str, output_form: str, shots: int, schemas: str, n: int, seed: int) -> Task:
+    """ConCodeEval Task 1: write a sample valid against a schema."""
+    _check_n("concode-gen", n)
 
     def grammar(instance: TaskInstance) -> Any:
         from corral.grammars import NotExpressible, compile_schema
@@ -326,17 +327,14 @@ def concode_gen(schema_form: str = "json", output_form: str = "json", shots: int
         instances=lambda: _gen_instances(schemas, schema_form, output_form, shots, n, seed),
         check=_gen_check, grammar=grammar, template=PromptTemplate(), extract="raw", quality=_gen_quality,
         description="ConCodeEval Task 1 (Kammakomati et al. 2024): a sample that satisfies a schema",
-        options={"schema_form": schema_form, "output_form": output_form, "shots": shots, "schemas": schemas,
-                 "n": n, "seed": seed},
     )
 
 
-@tasks.register("concode-val")
-def concode_val(schema_form: str = "json", output_form: str = "json", shots: int = 0, schemas: str = "concode",
-                n: int = 602, seed: int = 0) -> Task:
+@register_task("concode-val", options=_declared("concode-val"))
+def concode_val(schema_form: str, output_form: str, shots: int, schemas: str, n: int, seed: int) -> Task:
     """ConCodeEval Task 2: is the sample valid against the schema (yes/no)? ``schemas``: concode (a valid and a
     one-keyword-invalid sample per generated schema) or schemastore (the first ``n`` labelled documents)."""
-    _options("concode-val", schema_form, output_form, shots, schemas, n)
+    _check_n("concode-val", n)
 
     def grammar(instance: TaskInstance) -> Any:
         from corral.grammars import Grammar
@@ -348,6 +346,4 @@ def concode_val(schema_form: str = "json", output_form: str = "json", shots: int
         instances=lambda: _val_instances(schemas, schema_form, output_form, shots, n, seed),
         check=_val_check, grammar=grammar, template=PromptTemplate(), extract="whole", quality=_val_quality,
         description="ConCodeEval Task 2 (Kammakomati et al. 2024): does a sample satisfy a schema, yes or no",
-        options={"schema_form": schema_form, "output_form": output_form, "shots": shots, "schemas": schemas,
-                 "n": n, "seed": seed},
     )

@@ -1,6 +1,6 @@
 """An LLM judge for AcroW (ReFF A.4): a model rates each acrostic poem, and the rating becomes ``acrow_judge``.
 
-Off by default: ``corral eval formatbench --judge openai:NAME --judge-base-url URL`` (or any model spec, the
+Off by default: ``corral eval formatbench -T judge=openai:NAME -T judge_base_url=URL`` (or any model spec, the
 bundled ``smollm2`` included) turns it on. The judge sees the target word and the poem and answers with a
 rating from 1 to 10; the quality is the rating divided by 10. A reply without a rating scores nothing (the key is
 left out of the record, so the summary's mean is over rated poems only) and is counted as

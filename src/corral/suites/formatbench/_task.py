@@ -1,5 +1,5 @@
 """The ``formatbench`` task: the ten FormatBench tasks (ReFF) on Corral's shipped, open data, in one task whose
-instances are grouped by ``task`` (``corral eval formatbench --tasks ner,capseg``).
+instances are grouped by ``task`` (``corral eval formatbench --where task=ner,capseg``).
 
 Each instance is checked by its task's format checker (``strict`` by default, or ``reference`` to reproduce the
 published checker) and scored by its task's quality metric, so every record carries the format verdict and the
@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from corral.registry import tasks
-from corral.tasks import PromptTemplate, Task, TaskInstance
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 
 from ._core import MODES, get_checker
 from ._instances import load_instances, shipped_tasks
@@ -62,18 +61,21 @@ def _grammar(instance: TaskInstance) -> Any:
     raise NotExpressible(f"no grammar for the {instance.groups['task']} format yet; decoded freely")
 
 
-@tasks.register("formatbench")
-def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts: bool = False,
-                shots: int = 3, judge: str | None = None, judge_base_url: str | None = None) -> Task:
-    """FormatBench's ten tasks. ``checker_mode``: strict or reference; ``template``: alpaca (Figure 6) or chat;
-    ``thoughts``: refinement with "Thoughts:" (the paper's refine*); ``shots``: few-shot examples per prompt;
-    ``judge``: a model spec that rates AcroW poems (off by default; ``judge_base_url`` for a served one)."""
-    if checker_mode not in MODES:
-        raise ValueError(f"unknown checker mode {checker_mode!r}; valid: {', '.join(MODES)}")
-    if template not in TEMPLATES:
-        raise ValueError(f"unknown template {template!r}; valid: {', '.join(TEMPLATES)}")
-    if not 0 <= shots <= 4:
-        raise ValueError(f"shots must be 0 to 4, got {shots}")
+OPTIONS = (
+    TaskOption("checker_mode", str, "strict", "strict, or reference: the published checker", choices=MODES),
+    TaskOption("template", str, "alpaca", "alpaca: the paper's prompt (Figure 6); chat: a system message and "
+               "few-shot turns", choices=TEMPLATES),
+    TaskOption("thoughts", bool, False, 'refinement with "Thoughts:" (the paper\'s refine*)'),
+    TaskOption("shots", int, 3, "few-shot examples per prompt", choices=(0, 1, 2, 3, 4)),
+    TaskOption("judge", str, None, "a model spec that rates AcroW poems (off by default)"),
+    TaskOption("judge_base_url", str, None, "the judge's OpenAI-compatible server, for judge=openai:NAME"),
+)
+
+
+@register_task("formatbench", options=OPTIONS)
+def formatbench(checker_mode: str, template: str, thoughts: bool, shots: int, judge: str | None,
+                judge_base_url: str | None) -> Task:
+    """FormatBench's ten tasks, with the options in ``OPTIONS``."""
 
     def check(instance: TaskInstance, answer: str):  # -> FormatVerdict
         row: Mapping[str, Any] = instance.target
@@ -103,8 +105,8 @@ def formatbench(checker_mode: str = "strict", template: str = "alpaca", thoughts
         template=prompts,
         quality=quality,
         description="FormatBench (ReFF, Yao et al. 2024): ten format tasks on open data, checkers with violations",
-        options={"checker_mode": checker_mode, "template": template, "thoughts": thoughts, "shots": shots,
-                 "bleu": bleu_signature(), "stop": list(stop),
+        # the declared options are recorded by register_task; a judge's base URL is recorded even when None
+        options={"bleu": bleu_signature(), "stop": list(stop),
                  **({"judge": judge, "judge_base_url": judge_base_url} if judge else {})},
         stop_on_repeat=True,
         marker="Corrected Answer:" if thoughts else None,
