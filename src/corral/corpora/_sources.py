@@ -13,7 +13,6 @@ import dataclasses
 import gzip
 import io
 import itertools
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from corral.errors import InputError
+from corral.jsonl import JsonlError, parse_line
 
 TEXT_SUFFIXES = (".txt", ".md")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
@@ -265,9 +265,9 @@ def _jsonl_lines(lines: io.TextIOBase, source: str, text_field: str, stats: Sour
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            stats.skipped.append(f"{source}:{number}: malformed JSON ({exc.msg} at column {exc.colno})")
+            row = parse_line(line, source, number, objects=False)
+        except JsonlError as exc:
+            stats.skipped.append(str(exc))
             continue
         if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
             stats.skipped.append(f"{source}:{number}: no string field {text_field!r}")
