@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import time
 from pathlib import Path
 
 from corral.constraints import check
+from corral.jsonl import read_jsonl
 from corral.registry import profiles
 from corral.suites.collie import constraint_for
 from corral.text import _collie_v1, get_profile
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
 
-    rows = [json.loads(line) for line in args.data.open(encoding="utf-8")]
+    rows = read_jsonl(args.data)
     texts = [r["text"] for r in rows]
     constraints = [constraint_for(r["code"], r["targets"]) for r in rows]
     agree = sum(check(c, t).passed == r["collie_verdict"] for c, t, r in zip(constraints, texts, rows, strict=True))

@@ -6,7 +6,6 @@ Usage: python benchmarks/tokenizer_throughput.py [--repeat 5] [--data PATH]
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 from nltk.tokenize import NLTKWordTokenizer
 from nltk.tokenize.punkt import PunktSentenceTokenizer
 
+from corral.jsonl import iter_jsonl
 from corral.text._punkt_fast import punkt_spans
 from corral.text._treebank_fast import treebank_tokens
 
@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
-    texts = [json.loads(line)["text"] for line in args.data.open(encoding="utf-8")]
+    texts = [row["text"] for row in iter_jsonl(args.data)]
     punkt, words = PunktSentenceTokenizer(), NLTKWordTokenizer()
     sentences = [s for t in texts for s in punkt.tokenize(t)]
     assert all(punkt_spans(t) == list(punkt.span_tokenize(t)) for t in texts)

@@ -12,33 +12,31 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import io
 import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from corral.jsonl import atomic_write, iter_jsonl
+
 DATA = Path(__file__).parent / "data"
 
 
-def _rows(path: Path) -> Iterable[dict[str, Any]]:
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
-
-
 def _write(path: Path, rows: Iterable[dict[str, Any]]) -> int:
-    count = 0
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=9) as f:
-        for row in rows:
-            f.write((json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8"))
-            count += 1
-    return count
+    """Compact lines, gzipped with the file's name in the header: the shipped bytes, which ``write_jsonl`` (spaced
+    lines, no name) would not give."""
+    lines = [json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n" for row in rows]
+    buffer = io.BytesIO()
+    with gzip.GzipFile(path.name, "wb", 9, buffer, mtime=0) as f:
+        f.write("".join(lines).encode("utf-8"))
+    atomic_write(path, buffer.getvalue())
+    return len(lines)
 
 
 def schemastore_rows(shared: Path) -> list[dict[str, Any]]:
     by_name: dict[str, dict[str, Any]] = {}
-    for row in _rows(shared / "schemastore" / "schemastore_tests.jsonl.gz"):
+    for row in iter_jsonl(shared / "schemastore" / "schemastore_tests.jsonl.gz"):
         entry = by_name.setdefault(row["schema_name"], {"name": row["schema_name"], "schema": row["schema"],
                                                          "documents": []})
         entry["documents"].append({"file": row["file"], "valid": row["valid"],
@@ -61,7 +59,7 @@ def build(shared: Path, out: Path = DATA) -> dict[str, int]:
     return {
         "schemastore": _write(out / "schemastore.jsonl.gz", schemastore_rows(shared)),
         "jsonschemabench": _write(out / "jsonschemabench.jsonl.gz",
-                                  _rows(shared / "jsonschemabench" / "jsonschemabench_sample.jsonl.gz")),
+                                  iter_jsonl(shared / "jsonschemabench" / "jsonschemabench_sample.jsonl.gz")),
     }
 
 

@@ -49,7 +49,6 @@ Rebuild: ``python -m scripts.formatbench [--shared ../shared/data] [--out src/co
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import os
@@ -63,6 +62,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from corral.jsonl import iter_jsonl
 from corral.suites.formatbench import MAX_LINE, MAX_LINES, write_instances
 from corral.text import segment
 
@@ -143,17 +143,11 @@ def _documents(shared: Path) -> list[tuple[str, str, str]]:
     """(corpus, document id, text) for every document, in file order."""
     folder = shared / PD_TEXT
     out = []
-    with (folder / "moby_dick.jsonl").open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                if row["id"] not in SKIPPED_DOCUMENTS:
-                    out.append(("moby_dick", row["id"], row["text"]))
-    with gzip.open(folder / "sotu.jsonl.gz", "rt", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                out.append(("sotu", row["id"], row["text"]))
+    for row in iter_jsonl(folder / "moby_dick.jsonl"):
+        if row["id"] not in SKIPPED_DOCUMENTS:
+            out.append(("moby_dick", row["id"], row["text"]))
+    for row in iter_jsonl(folder / "sotu.jsonl.gz"):
+        out.append(("sotu", row["id"], row["text"]))
     return out
 
 

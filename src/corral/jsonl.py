@@ -14,59 +14,89 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Any
 
 from corral.errors import InputError
 
-__all__ = ["JsonlError", "append_jsonl", "atomic_write", "dumps", "iter_jsonl", "read_jsonl", "write_jsonl"]
+__all__ = ["JsonlError", "append_jsonl", "atomic_write", "dumps", "encode_jsonl", "enumerate_jsonl", "iter_jsonl",
+           "parse_line", "read_jsonl", "write_jsonl"]
 
 
 class JsonlError(InputError):
     """A JSON Lines file that cannot be read: the message names the file, the line and the column."""
 
 
-def iter_jsonl(source: str | Path | IO[str], *, name: str | None = None, objects: bool = True,
-               max_line_chars: int | None = None) -> Iterator[dict[str, Any]]:
-    """The rows of a JSON Lines file (``.gz`` read compressed) or of an open text stream, blank lines skipped.
+def enumerate_jsonl(source: str | Traversable | IO[str], *, name: str | None = None, objects: bool = True,
+                    max_line_chars: int | None = None, torn_tail: bool = False) -> Iterator[tuple[int, Any]]:
+    """(line number, row) for each row of a JSON Lines file (``.gz`` read compressed; a ``Path`` or a package
+    resource) or of an open text stream, blank lines skipped; ``name`` names the source in messages.
 
     ``objects`` requires each row to be a JSON object; ``max_line_chars`` refuses longer lines (untrusted input).
+    ``torn_tail`` is for files appended to line by line: a last line without its newline is a write that was cut
+    off, read if it is whole JSON and otherwise left out.
     """
-    if isinstance(source, str | Path):
-        path = Path(source)
-        label = name or str(path)
-        try:
-            stream: IO[str] = (io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")  # noqa: SIM115
-                               if path.suffix == ".gz" else path.open(encoding="utf-8"))
-        except OSError as exc:
-            raise JsonlError(f"cannot read {label}: {exc.strerror or exc}") from None
-        with stream:
-            yield from _rows(stream, label, objects, max_line_chars)
-    else:
-        yield from _rows(source, name or getattr(source, "name", "<stream>"), objects, max_line_chars)
+    source = Path(source) if isinstance(source, str) else source
+    if not isinstance(source, Traversable):
+        yield from _rows(source, name or getattr(source, "name", "<stream>"), objects, max_line_chars, torn_tail)
+        return
+    label = name or str(source)
+    try:
+        raw = source.open("rb")
+    except OSError as exc:
+        raise JsonlError(f"cannot read {label}: {exc.strerror or exc}") from None
+    with raw:  # read as bytes and decoded line by line, so that a byte that is not UTF-8 is found on its line
+        yield from _rows(gzip.GzipFile(fileobj=raw) if source.name.endswith(".gz") else raw, label, objects,
+                         max_line_chars, torn_tail)
 
 
-def read_jsonl(source: str | Path | IO[str], **options: Any) -> list[dict[str, Any]]:
-    """All rows of a JSON Lines file, as ``iter_jsonl`` reads them."""
+def iter_jsonl(source: str | Traversable | IO[str], **options: Any) -> Iterator[Any]:
+    """The rows of a JSON Lines file or stream, as ``enumerate_jsonl`` reads them."""
+    for _, row in enumerate_jsonl(source, **options):
+        yield row
+
+
+def read_jsonl(source: str | Traversable | IO[str], **options: Any) -> list[Any]:
+    """All rows of a JSON Lines file or stream, as ``enumerate_jsonl`` reads them."""
     return list(iter_jsonl(source, **options))
 
 
-def _rows(stream: IO[str], label: str, objects: bool, max_line_chars: int | None) -> Iterator[dict[str, Any]]:
+def parse_line(line: str, label: str, number: int, *, objects: bool = True, max_chars: int | None = None) -> Any:
+    """Line ``number`` of ``label`` as JSON; a ``JsonlError`` naming ``label:number:column`` when it is not JSON,
+    is longer than ``max_chars``, or (with ``objects``) is not a JSON object."""
+    if max_chars is not None and len(line) > max_chars:
+        raise JsonlError(f"{label}:{number}: line longer than {max_chars:,} characters")
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:  # the column on the line, not past its end
+        column = min(exc.pos, len(line.rstrip("\r\n"))) + 1
+        raise JsonlError(f"{label}:{number}:{column}: malformed JSON ({exc.msg})") from None
+    if objects and not isinstance(row, dict):
+        raise JsonlError(f"{label}:{number}: expected a JSON object, got {type(row).__name__}")
+    return row
+
+
+def _rows(stream: Iterable[str | bytes], label: str, objects: bool, max_chars: int | None,
+          torn_tail: bool) -> Iterator[tuple[int, Any]]:
     number = 0
     try:
         for number, line in enumerate(stream, start=1):
-            if max_line_chars is not None and len(line) > max_line_chars:
-                raise JsonlError(f"{label}:{number}: line longer than {max_line_chars:,} characters")
+            if isinstance(line, bytes):
+                try:
+                    line = line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise JsonlError(f"{label}:{number}: not UTF-8 text (byte {exc.start + 1}: {exc.reason})") from None
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise JsonlError(f"{label}:{number}:{exc.colno}: malformed JSON ({exc.msg})") from None
-            if objects and not isinstance(row, dict):
-                raise JsonlError(f"{label}:{number}: expected a JSON object, got {type(row).__name__}")
-            yield row
-    except UnicodeDecodeError as exc:
+                row = parse_line(line, label, number, objects=objects, max_chars=max_chars)
+            except JsonlError:
+                if torn_tail and not line.endswith("\n"):
+                    return  # the last line, cut off mid-write
+                raise
+            yield number, row
+    except UnicodeDecodeError as exc:  # a text stream decodes ahead of the line it yields
         raise JsonlError(f"{label}:{number + 1}: not UTF-8 text ({exc.reason})") from None
     except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
         raise JsonlError(f"{label}:{number + 1}: cannot read ({exc})") from None
@@ -83,19 +113,24 @@ def append_jsonl(stream: IO[str], row: Mapping[str, Any] | Any) -> None:
     stream.flush()
 
 
+def encode_jsonl(rows: Iterable[Mapping[str, Any] | Any], sort_keys: bool = False, compress: bool = False) -> bytes:
+    """The bytes of a JSON Lines file; ``compress`` gzips them with no name and a zero timestamp in the header, so
+    the same rows give the same bytes on every machine and Python version."""
+    data = "".join(dumps(row, sort_keys) + "\n" for row in rows).encode("utf-8")
+    if not compress:
+        return data
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as out:
+        out.write(data)
+    return buffer.getvalue()
+
+
 def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any] | Any], sort_keys: bool = False) -> int:
-    """Write ``rows`` atomically as JSON Lines (gzip for ``.gz``, with a fixed timestamp so the bytes are
-    reproducible); returns the number of rows."""
-    count = 0
-    lines = []
-    for row in rows:
-        lines.append(dumps(row, sort_keys) + "\n")
-        count += 1
-    data = "".join(lines).encode("utf-8")
-    if Path(path).suffix == ".gz":
-        data = gzip.compress(data, compresslevel=9, mtime=0)
-    atomic_write(path, data)
-    return count
+    """Write ``rows`` atomically as JSON Lines (gzip for ``.gz``, reproducibly, see ``encode_jsonl``); returns the
+    number of rows."""
+    rows = list(rows)
+    atomic_write(path, encode_jsonl(rows, sort_keys, compress=Path(path).suffix == ".gz"))
+    return len(rows)
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> None:

@@ -65,8 +65,8 @@ def test_batch_checks_good_lines_and_reports_bad_ones(tmp_path):
     out = tmp_path / "verdicts.jsonl"
     result = runner.invoke(app, ["check", "--batch", str(source), "--out", str(out)])
     assert result.exit_code == 2
-    assert "line 2, column 2: invalid JSON" in result.output
-    assert "line 3: bad constraint at column 13: unexpected 'wrd'" in result.output
+    assert "rows.jsonl:2:2: malformed JSON" in result.output
+    assert "rows.jsonl:3: bad constraint at column 13: unexpected 'wrd'" in result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in records] == [1, 2, 3, 4, 5, 6]
     assert records[0]["passed"] is True

@@ -76,7 +76,7 @@ def test_same_command_same_bytes_and_seed_matters(small_corpus, tmp_path):
         contents.append([f.read_bytes() for f in files])
     assert contents[0] == contents[1]
     assert contents[0][0] != contents[2][0]
-    assert "small.jsonl:5: malformed JSON" in result.stderr  # skipped and counted with its line number
+    assert "small.jsonl:5:2: malformed JSON" in result.stderr  # skipped and counted with its line and column
 
 
 def test_a_spec_with_holes_ranges_and_candidates(small_corpus, tmp_path):

@@ -42,7 +42,7 @@ def test_malformed_jsonl_lines_are_skipped_and_counted_with_their_line_numbers(t
     stats = SourceStats()
     assert [d.text for d in read_corpus(path, stats=stats)] == ["one", "five"]
     assert stats.documents == 2
-    assert [s.split(": ")[0] for s in stats.skipped] == [f"{path}:2", f"{path}:4", f"{path}:5"]
+    assert [s.split(": ")[0] for s in stats.skipped] == [f"{path}:2:10", f"{path}:4", f"{path}:5"]
     assert "malformed JSON" in stats.skipped[0] and "no string field 'text'" in stats.skipped[1]
 
 

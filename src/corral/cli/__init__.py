@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, check, parse, render, to_json
+from corral.jsonl import append_jsonl
 from corral.registry import RegistryError
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
@@ -119,11 +120,11 @@ def _check_batch(path: Path, output: Path | None, workers: int | None) -> int:
     sink = output.open("w", encoding="utf-8") if output else sys.stdout
     bad = 0
     try:
-        for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES):
+        for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES, name=str(path)):
             if "error" in record:
                 bad += 1
-                err.print("[red]error:[/red] " + escape(f"{path}: {record['error']}"), highlight=False, soft_wrap=True)
-            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+                err.print("[red]error:[/red] " + escape(record["error"]), highlight=False, soft_wrap=True)
+            append_jsonl(sink, record)
     finally:
         if output:
             sink.close()

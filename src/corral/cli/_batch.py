@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
-from functools import cache
+from functools import cache, partial
 from multiprocessing import get_context
 from typing import Any
 
 from corral.constraints import Constraint, ConstraintSyntaxError, check, from_json, parse
+from corral.jsonl import JsonlError, parse_line
 from corral.suites.collie import constraint_for
 
 MAX_LINE_CHARS = 20_000_000
@@ -36,27 +36,24 @@ def constraint_of(row: dict[str, Any]) -> Constraint:
     raise ValueError("a row needs 'constraint' (or COLLIE 'code' and 'targets') and 'text'")
 
 
-def check_line(item: tuple[int, str]) -> dict[str, Any]:
-    """Check one numbered line; errors come back as ``{"line": n, "error": ...}``, never as exceptions."""
+def check_line(item: tuple[int, str], name: str = "<input>") -> dict[str, Any]:
+    """Check one numbered line of the input ``name``; errors come back as ``{"line": n, "error": ...}`` (the error
+    naming ``name:line:column``), never as exceptions."""
     number, line = item
-    if len(line) > MAX_LINE_CHARS:
-        return {"line": number, "error": f"line {number}: longer than {MAX_LINE_CHARS:,} characters"}
     try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return {"line": number, "error": f"line {number}, column {exc.colno}: invalid JSON: {exc.msg}"}
-    if not isinstance(row, dict):
-        return {"line": number, "error": f"line {number}: expected a JSON object"}
+        row = parse_line(line, name, number, max_chars=MAX_LINE_CHARS)
+    except JsonlError as exc:
+        return {"line": number, "error": str(exc)}
     text = row.get("text")
     if not isinstance(text, str):
-        return {"line": number, "error": f"line {number}: 'text' is missing or not a string"}
+        return {"line": number, "error": f"{name}:{number}: 'text' is missing or not a string"}
     try:
         constraint = constraint_of(row)
     except ConstraintSyntaxError as exc:
         where = f"line {exc.line}, column {exc.column}" if exc.line > 1 else f"column {exc.column}"
-        return {"line": number, "error": f"line {number}: bad constraint at {where}: {exc.reason}"}
+        return {"line": number, "error": f"{name}:{number}: bad constraint at {where}: {exc.reason}"}
     except ValueError as exc:
-        return {"line": number, "error": f"line {number}: {exc}"}
+        return {"line": number, "error": f"{name}:{number}: {exc}"}
     verdict = check(constraint, text)
     out: dict[str, Any] = {"line": number}
     for key in ("id", "key"):
@@ -66,12 +63,15 @@ def check_line(item: tuple[int, str]) -> dict[str, Any]:
     return out
 
 
-def check_lines(lines: Iterable[str], workers: int | None = None, big: bool = False) -> Iterator[dict[str, Any]]:
-    """Verdicts for the lines, in order; uses every core when ``big`` (many lines) and ``workers`` allows."""
+def check_lines(lines: Iterable[str], workers: int | None = None, big: bool = False,
+                name: str = "<input>") -> Iterator[dict[str, Any]]:
+    """Verdicts for the lines of the input ``name``, in order; uses every core when ``big`` (many lines) and
+    ``workers`` allows."""
     numbered = ((i, line) for i, line in enumerate(lines, start=1) if line.strip())
+    check = partial(check_line, name=name)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if not big or workers <= 1:
-        yield from map(check_line, numbered)
+        yield from map(check, numbered)
         return
     with get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(check_line, numbered, chunksize=CHUNK)
+        yield from pool.imap(check, numbered, chunksize=CHUNK)

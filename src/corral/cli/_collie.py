@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -13,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from corral.constraints import check
+from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
 from corral.suites.collie import BY_CODE, constraint_for, instances
 
 from ._console import fail, out
@@ -52,8 +52,8 @@ def collie_check(
                 s[2] += row["reference"]
                 s[3] += verdict.passed == row["reference"]
             if sink:
-                sink.write(json.dumps({"id": row["id"], "passed": verdict.passed, "score": verdict.score,
-                                       "feedback": verdict.feedback}, ensure_ascii=False) + "\n")
+                append_jsonl(sink, {"id": row["id"], "passed": verdict.passed, "score": verdict.score,
+                                    "feedback": verdict.feedback})
             progress.advance(task)
     elapsed = time.perf_counter() - start
     if sink:
@@ -66,16 +66,14 @@ def _rows(generations: Path | None):
             yield {"id": inst.id, "code": inst.code, "targets": inst.targets, "text": inst.example,
                    "reference": inst.reference_verdict}
         return
-    with generations.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                yield {"id": row.get("id", row.get("key", number)), "code": row["code"], "targets": row["targets"],
-                       "text": row["text"], "reference": row.get("collie_verdict")}
-            except (json.JSONDecodeError, KeyError) as exc:
-                raise fail(f"{generations}: line {number}: {exc}") from None
+    try:
+        for number, row in enumerate_jsonl(generations):
+            if not {"code", "targets", "text"} <= row.keys():
+                raise fail(f"{generations}:{number}: a row needs code, targets and text")
+            yield {"id": row.get("id", row.get("key", number)), "code": row["code"], "targets": row["targets"],
+                   "text": row["text"], "reference": row.get("collie_verdict")}
+    except JsonlError as exc:
+        raise fail(str(exc)) from None
 
 def _report(stats: dict[str, list[int]], total: int, elapsed: float, examples: bool) -> None:
     what = "shipped instance examples" if examples else "generations"

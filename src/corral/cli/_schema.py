@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from corral.jsonl import atomic_write, write_jsonl
 from corral.schema import (
     CONCODE,
     DATA_FORMS,
@@ -120,11 +121,8 @@ def gen_command(
     suite = generate_suite(n, seed, config)
     census = suite_census(suite)
     try:
-        output.mkdir(parents=True, exist_ok=True)
-        with (output / "schemas.jsonl").open("w", encoding="utf-8") as f:
-            for item in suite:
-                f.write(json.dumps(asdict(item), ensure_ascii=False) + "\n")
-        (output / "census.json").write_text(json.dumps(census, indent=2) + "\n", encoding="utf-8")
+        write_jsonl(output / "schemas.jsonl", (asdict(item) for item in suite))
+        atomic_write(output / "census.json", json.dumps(census, indent=2) + "\n")
     except OSError as exc:
         raise fail(f"{output}: cannot write: {exc.strerror}") from None
     _print_summary(suite, census, output)

@@ -9,10 +9,11 @@ seeded bottom-k sample that does not depend on chunk order, so the local and Ray
 from . import _suites  # noqa: F401  (registers the collie-v1 suite)
 from ._build import BuildPlan, BuildResult, build_local, write_instances
 from ._chunks import Chunk, chunks
+from ._document import CorpusError, Document, SourceStats
 from ._extract import Extracted, Recipe, Structure, StructureError, extract, fill, holes, parse_structure, recipe
 from ._filters import COLLIE_FILTERS, COLLIE_PROCESSORS, FilterReport, Pipeline, default_pipeline, length
 from ._ray import build_ray
-from ._sources import CorpusError, Document, Shard, SourceStats, default_corpus, read_corpus, read_shard, shards
+from ._sources import Shard, default_corpus, read_corpus, read_shard, shards
 from ._stats import chart as stats_chart
 from ._stats import markdown as stats_markdown
 from ._stats import summary as stats_summary

@@ -11,13 +11,12 @@ failed build leaves either the old file or none, never half a file.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corral.jsonl import atomic_write
+from corral.jsonl import atomic_write, dumps
 from corral.text import Level
 
 from ._chunks import chunks
@@ -138,7 +137,7 @@ class BuildResult:
 
     def lines(self) -> list[str]:
         """The instances file's lines: recipes in plan order, instances by key; no timestamps, so reruns match."""
-        return [json.dumps(item.to_json(), ensure_ascii=False) for name in self.instances
+        return [dumps(item.to_json()) for name in self.instances
                 for item in self.instances[name]]
 
 

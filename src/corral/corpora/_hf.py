@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ._sources import CorpusError, Document, SourceStats
+from ._document import CorpusError, Document, SourceStats
 
 
 def is_saved_dataset(path: Path) -> bool:

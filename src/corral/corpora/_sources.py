@@ -13,14 +13,14 @@ import dataclasses
 import gzip
 import io
 import itertools
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 
-from corral.errors import InputError
+from corral.jsonl import JsonlError, parse_line
+
+from ._document import CorpusError, Document, SourceStats
 
 TEXT_SUFFIXES = (".txt", ".md")
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson")
@@ -28,29 +28,6 @@ PARQUET_SUFFIXES = (".parquet",)  # read with Hugging Face datasets (see _hf.py)
 DEFAULT_DOCUMENTS = 2242  # documents in the default corpus (a test keeps this true)
 DEFAULT_SHARD_DOCUMENTS = 250
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a single JSON line larger than this is refused, not read into memory whole
-
-
-class CorpusError(InputError):
-    """A corpus cannot be read: the message names the path (and line) and what is wrong."""
-
-
-@dataclass(frozen=True)
-class Document:
-    """One text of a corpus: an id unique within the corpus (``source`` path plus line or file), the text, and
-    whatever else the source carried (``title``, ``year``, ...)."""
-
-    id: str
-    text: str
-    source: str
-    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-
-@dataclass
-class SourceStats:
-    """What reading a source skipped, for the user to see rather than for the reader to hide."""
-
-    documents: int = 0
-    skipped: list[str] = field(default_factory=list)  # "path:line: reason"
 
 
 def read_corpus(path: str | Path, text_field: str = "text", stats: SourceStats | None = None) -> Iterator[Document]:
@@ -265,9 +242,9 @@ def _jsonl_lines(lines: io.TextIOBase, source: str, text_field: str, stats: Sour
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            stats.skipped.append(f"{source}:{number}: malformed JSON ({exc.msg} at column {exc.colno})")
+            row = parse_line(line, source, number, objects=False)
+        except JsonlError as exc:
+            stats.skipped.append(str(exc))
             continue
         if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
             stats.skipped.append(f"{source}:{number}: no string field {text_field!r}")

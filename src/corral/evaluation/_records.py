@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from corral.errors import InputError
+from corral.jsonl import JsonlError, enumerate_jsonl
 from corral.verdicts import Verdict
 
 CONFIG_FILE = "config.json"
@@ -178,20 +179,15 @@ def read_records(run: Path) -> list[SampleRecord]:
     path = run / RECORDS_FILE
     if not path.exists():
         return []
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"cannot read {path}: {exc}") from None
     records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(SampleRecord.model_validate_json(line))
-        except ValidationError as exc:
-            if number == len(lines) and not line.endswith("}"):
-                continue  # the last write was cut off; the runner redoes that sample
-            raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
+    try:
+        for number, row in enumerate_jsonl(path, torn_tail=True):  # a cut-off last write: the runner redoes it
+            try:
+                records.append(SampleRecord.model_validate(row))
+            except ValidationError as exc:
+                raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
+    except JsonlError as exc:
+        raise RunError(str(exc)) from None
     return records
 
 

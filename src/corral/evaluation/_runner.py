@@ -11,13 +11,13 @@ as soon as they are checked.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from corral.jsonl import append_jsonl, atomic_write
 from corral.models import Completion, Model, Request, Sampling, load_model, parse_spec
 from corral.tasks import Task, TaskInstance, get_task, select, task_options
 
@@ -137,9 +137,8 @@ def evaluate(
                     batch = work[start:start + size]
                     records = _generate(task, config, batch, the_model, cache, grammars, run)
                     for record in records:
-                        records_file.write(record.model_dump_json() + "\n")
+                        append_jsonl(records_file, record.model_dump(mode="json"))
                         done[record.key] = record
-                    records_file.flush()
                     progress[0] += len(records)
                     progress[2] += sum(r.passed for r in records)
                     # a chain that ends at round r (a pass, a repeat, a full context) needs no rounds r+1..R
@@ -295,7 +294,8 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
         records.append(_record(task, config, item, completion, reason, was_cached))
     if errors:
         with (run / ERRORS_FILE).open("a", encoding="utf-8") as f:
-            f.writelines(json.dumps(e) + "\n" for e in errors)
+            for error in errors:
+                append_jsonl(f, error)
     return records
 
 
@@ -358,6 +358,4 @@ def _model_id(config: RunConfig) -> str:
 
 def _write_json(path: Path, data: Any) -> None:
     """Written whole or not at all (a temporary file renamed over the old one)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")

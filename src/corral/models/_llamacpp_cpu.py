@@ -25,6 +25,7 @@ kernel (``$CORRAL_CACHE_DIR/llama-cpu.json``), so this costs about a second once
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import importlib.util
@@ -37,6 +38,8 @@ import sys
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+
+from corral.jsonl import atomic_write
 
 from ._protocol import ModelError
 
@@ -353,13 +356,8 @@ def probe(library: Path) -> str | None:
     variant = "-" if library.name == "libggml-cpu.so" else str(library)
     crash = run_probe([sys.executable, "-c", _PROBE_MODEL, variant, str(model), str(default_threads())])
     known[key] = {"library": str(library), "crash": crash}
-    try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(known, indent=1), encoding="utf-8")
-        os.replace(tmp, cache_file)
-    except OSError:
-        pass  # an unwritable cache only means probing again next time
+    with contextlib.suppress(OSError):  # an unwritable cache only means probing again next time
+        atomic_write(cache_file, json.dumps(known, indent=1))
     return crash
 
 

@@ -38,8 +38,7 @@ def load_model(spec: str = "smollm2", **options: Any) -> Model:
 
 def _register_builtin() -> None:
     """Import the built-in backends (each registers itself); their heavy libraries load only when used."""
-    from . import _llamacpp  # noqa: F401
-    for module in ("_transformers", "_openai", "_scripted"):
+    for module in ("_llamacpp", "_transformers", "_openai", "_scripted"):
         try:
             __import__(f"{__package__}.{module}")
         except ModuleNotFoundError as exc:

@@ -32,6 +32,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from ._english import _lit as _json  # a JSON value on one line, non-printable characters escaped (for comments)
+from ._walk import _escape
+
 #: keywords pydantic cannot express natively anywhere, and why (they are kept as comments)
 PYDANTIC_UNSUPPORTED: Mapping[str, str] = MappingProxyType({
     "contains": "no pydantic type or Field constraint says 'some item must match'",
@@ -130,7 +133,7 @@ def _positions(node: Any, path: str, role: Role) -> Iterator[tuple[str, Any, Rol
             required = _required(node)
             for name, sub in properties.items():
                 sub_role: Role = "required" if name in required else "optional"
-                yield from _positions(sub, f"{path}/properties/{_pointer(name)}", sub_role)
+                yield from _positions(sub, f"{path}/properties/{_escape(name)}", sub_role)
         extra = node.get("additionalProperties")
         if isinstance(extra, dict) and "additionalProperties" not in skip:
             yield from _positions(extra, f"{path}/additionalProperties", "nested")
@@ -330,10 +333,6 @@ def _required(node: dict[str, Any]) -> set[str]:
     return {name for name in value if isinstance(name, str)} if isinstance(value, list) else set()
 
 
-def _pointer(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 # ---------------------------------------------------------------------------------------------------- rendering
 
 
@@ -422,7 +421,7 @@ class _Builder:
         extra = node.get("additionalProperties")
         if isinstance(extra, dict) and extra != {}:
             rendered = self._node(extra, (*path, "extra"), "nested", owner)
-            notes += [_prefixed("additionalProperties", note) for note in rendered.notes]
+            notes += [f"additionalProperties.{note}" for note in rendered.notes]
             lines.append(f"    __pydantic_extra__: dict[str, {rendered.wrapped(self.imports)}]")
         config = ['extra="forbid"'] if extra is False else ['extra="allow"'] if isinstance(extra, bool | dict) else []
         if role == "root" and isinstance(node.get("title"), str):
@@ -529,7 +528,7 @@ class _Builder:
         items = node.get("items", True) if "items" not in skip else True
         rendered = self._node(items, (*path, "item"), "nested", owner)
         container = "set" if node.get("uniqueItems") is True and "uniqueItems" not in skip else "list"
-        notes = [_prefixed("items", note) for note in rendered.notes]
+        notes = [f"items.{note}" for note in rendered.notes]
         return _Type(f"{container}[{rendered.wrapped(self.imports)}]", kwargs, notes)
 
     def _object(self, node: dict[str, Any], path: tuple[str, ...], role: Role, owner: _Class, skip: dict[str, str],
@@ -540,7 +539,7 @@ class _Builder:
             return _Type(name, kwargs)
         extra = node.get("additionalProperties", True) if "additionalProperties" not in skip else True
         rendered = self._node(extra, (*path, "value"), "nested", owner)
-        notes = [_prefixed("additionalProperties", note) for note in rendered.notes]
+        notes = [f"additionalProperties.{note}" for note in rendered.notes]
         return _Type(f"dict[str, {rendered.wrapped(self.imports)}]", kwargs, notes)
 
     def _class_name(self, path: tuple[str, ...]) -> str:
@@ -600,20 +599,10 @@ def _py(value: Any) -> str:
     return repr(value)
 
 
-def _json(value: Any) -> str:
-    """A JSON value on one line, with every non-printable character escaped (it goes into a comment)."""
-    text = json.dumps(value, ensure_ascii=False)
-    return "".join(ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in text)
-
-
 def _note(kw: str, node: Any) -> str:
     if kw == "false":
         return "false (no value is valid)"
     return f"{_json(kw)[1:-1]} {_json(node[kw])}"
-
-
-def _prefixed(prefix: str, note: str) -> str:
-    return f"{prefix}.{note}"
 
 
 def _comment(line: str, notes: list[str]) -> str:

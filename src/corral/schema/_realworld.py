@@ -8,8 +8,6 @@ draft, a ``$ref`` that does not resolve (SchemaStore schemas may ``$ref`` each o
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +16,8 @@ from typing import Any
 
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+
+from corral.jsonl import iter_jsonl
 
 from ._errors import SchemaInputError
 from ._validate import check_schema, validate
@@ -52,21 +52,16 @@ class BenchSchema:
         return self.file.removeprefix("data/").removesuffix(".json")
 
 
-def _lines(name: str) -> Iterator[dict[str, Any]]:
-    with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
-        for line in f:
-            yield json.loads(line)
-
-
 @lru_cache(maxsize=1)
 def schemastore() -> tuple[StoreSchema, ...]:
     return tuple(StoreSchema(row["name"], row["schema"], tuple(StoreDocument(**doc) for doc in row["documents"]))
-                 for row in _lines("schemastore.jsonl.gz"))
+                 for row in iter_jsonl(DATA / "schemastore.jsonl.gz"))
 
 
 @lru_cache(maxsize=1)
 def jsonschemabench() -> tuple[BenchSchema, ...]:
-    return tuple(BenchSchema(row["split"], row["file"], row["schema"]) for row in _lines("jsonschemabench.jsonl.gz"))
+    return tuple(BenchSchema(row["split"], row["file"], row["schema"])
+                 for row in iter_jsonl(DATA / "jsonschemabench.jsonl.gz"))
 
 
 @lru_cache(maxsize=1)

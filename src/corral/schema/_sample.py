@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import gzip
 import ipaddress
 import json
 import math
@@ -24,6 +23,7 @@ from typing import Any
 import rstr
 
 from corral.errors import InputError
+from corral.jsonl import iter_jsonl
 
 from ._dialect import FORMATS as FORMAT_CHECKS
 from ._dialect import validator_class
@@ -52,10 +52,9 @@ def words() -> tuple[str, ...]:
     for entry in sorted(data.iterdir(), key=lambda item: item.name):
         if not entry.name.endswith(".jsonl.gz"):
             continue
-        with entry.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                for word in token.findall(json.loads(line).get("text", "")):
-                    counts[word] = counts.get(word, 0) + 1
+        for row in iter_jsonl(entry):
+            for word in token.findall(row.get("text", "")):
+                counts[word] = counts.get(word, 0) + 1
     lowered = {key.lower() for key in KEYWORDS}
     return tuple(
         sorted(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from . import _default_profile as rules
+from ._default_profile import paragraphs, sentences, words
 from ._profiles import Profile, RawUnit
 from ._units import Level
 
@@ -20,11 +20,11 @@ def _substrings(text: str, spans: list[tuple[int, int]]) -> list[RawUnit]:
 
 def split(text: str, level: Level) -> list[RawUnit]:
     if level is Level.WORD:
-        return _substrings(text, rules.words(text))
+        return _substrings(text, words(text))
     if level is Level.SENTENCE:
-        return _substrings(text, rules.sentences(text))
+        return _substrings(text, sentences(text))
     if level is Level.PARAGRAPH:
-        return _substrings(text, rules.paragraphs(text))
+        return _substrings(text, paragraphs(text))
     if level is Level.CHAR:
         return [(c, i, i + 1) for i, c in enumerate(text)]
     stripped = text.strip()

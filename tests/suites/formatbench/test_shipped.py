@@ -10,7 +10,7 @@ from scripts.formatbench.build_misc import build_ftime, build_xdl
 
 from corral.evaluation._metrics import aggregate_quality
 from corral.evaluation._records import SampleRecord
-from corral.suites.formatbench import InstanceError, check_format
+from corral.suites.formatbench import InstanceError, check_format, write_instances
 from corral.suites.formatbench._instances import data_file, encode_rows, load_instances, shipped_tasks, validate_row
 from corral.suites.formatbench._quality import QUALITY
 from corral.suites.formatbench._task import TASKS
@@ -73,3 +73,9 @@ def test_ftime_rows_rebuild_identically():
 def test_xdl_rows_rebuild_identically():
     shipped = (ROOT / "src/corral/suites/formatbench/data" / data_file("xdl")).read_bytes()
     assert encode_rows(build_xdl(SHARED)) == shipped
+
+
+@pytest.mark.parametrize("task", shipped_tasks())
+def test_writing_the_shipped_rows_again_gives_the_shipped_bytes(task, tmp_path):
+    shipped = (ROOT / "src/corral/suites/formatbench/data" / data_file(task)).read_bytes()
+    assert write_instances(task, reversed(list(load_instances(task, split=None))), tmp_path).read_bytes() == shipped

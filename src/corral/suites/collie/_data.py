@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
 from corral.constraints import Constraint
+from corral.jsonl import iter_jsonl
 
 from ._structures import BY_CODE, constraint_for
 
@@ -50,9 +49,6 @@ class Instance:
 
 def instances() -> Iterator[Instance]:
     """All 2,080 COLLIE-v1 instances, in the data's order."""
-    with files("corral.suites.collie").joinpath("data", DATA_FILE).open("rb") as raw, gzip.open(raw, "rt",
-                                                                                         encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            yield Instance(row["id"], row["source"], row["code"], row["prompt"], row["targets"], row["example"],
-                           row["collie_verdict_on_example"])
+    for row in iter_jsonl(files("corral.suites.collie").joinpath("data", DATA_FILE)):
+        yield Instance(row["id"], row["source"], row["code"], row["prompt"], row["targets"], row["example"],
+                       row["collie_verdict_on_example"])

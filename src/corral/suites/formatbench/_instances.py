@@ -16,15 +16,13 @@ byte-identical files. The builders (``python -m scripts.formatbench``, not insta
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+
+from corral.jsonl import JsonlError, encode_jsonl, enumerate_jsonl, iter_jsonl, write_jsonl
 
 from ._core import InstanceError
 
@@ -38,12 +36,11 @@ def data_file(task: str) -> str:
 
 def encode_rows(rows: Iterable[Mapping[str, Any]]) -> bytes:
     """The file's bytes: rows sorted by id, one JSON object per line, gzip with mtime 0 (reproducible)."""
-    ordered = sorted(rows, key=lambda row: str(row["id"]))
-    text = "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in ordered)
-    buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as f:
-        f.write(text.encode("utf-8"))
-    return buffer.getvalue()
+    return encode_jsonl(sorted(rows, key=_id), sort_keys=True, compress=True)
+
+
+def _id(row: Mapping[str, Any]) -> str:
+    return str(row["id"])
 
 
 def write_instances(task: str, rows: Iterable[Mapping[str, Any]], folder: Path) -> Path:
@@ -55,9 +52,7 @@ def write_instances(task: str, rows: Iterable[Mapping[str, Any]], folder: Path) 
     if len(set(ids)) != len(ids):
         raise InstanceError(f"{task}: duplicate instance ids")
     path = folder / data_file(task)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(encode_rows(rows))
-    os.replace(tmp, path)
+    write_jsonl(path, sorted(rows, key=_id), sort_keys=True)
     return path
 
 
@@ -82,8 +77,7 @@ def _shipped(task: str) -> tuple[dict[str, Any], ...]:
     resource = files("corral.suites.formatbench").joinpath("data", data_file(task))
     if not resource.is_file():
         raise InstanceError(f"no shipped instances for format task {task!r}")
-    with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
-        return tuple(json.loads(line) for line in f if line.strip())
+    return tuple(iter_jsonl(resource))
 
 
 def load_instances(task: str, split: str | None = "test") -> Iterator[dict[str, Any]]:
@@ -98,32 +92,22 @@ def load_instances(task: str, split: str | None = "test") -> Iterator[dict[str, 
 def read_instances_file(path: Path, task: str, strict: bool = True) -> list[dict[str, Any]]:
     """Rows of a user's instances file (``.jsonl`` or ``.jsonl.gz``); errors name the line. ``strict`` validates
     each row as a shipped one (all of ``REQUIRED``); otherwise only the checker's own fields are required."""
-    opener = gzip.open if path.name.endswith(".gz") else open
     rows = []
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InstanceError(f"{path}:{number}:{exc.colno}: not JSON ({exc.msg})") from None
-                if not isinstance(row, dict):
-                    raise InstanceError(f"{path}:{number}: an instance must be a JSON object")
-                row.setdefault("task", task)
-                try:
-                    if strict:
-                        validate_row(task, row)
-                    else:
-                        from ._core import get_checker
+        for number, row in enumerate_jsonl(path):
+            row.setdefault("task", task)
+            try:
+                if strict:
+                    validate_row(task, row)
+                else:
+                    from ._core import get_checker
 
-                        get_checker(task).require(row)
-                except InstanceError as exc:
-                    raise InstanceError(f"{path}:{number}: {exc}") from None
-                rows.append(row)
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise InstanceError(f"cannot read {path}: {exc}") from None
+                    get_checker(task).require(row)
+            except InstanceError as exc:
+                raise InstanceError(f"{path}:{number}: {exc}") from None
+            rows.append(row)
+    except JsonlError as exc:
+        raise InstanceError(str(exc)) from None
     return rows
 
 
