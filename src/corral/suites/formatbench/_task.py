@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.verdicts import Verdict
 
 from ._core import MODES, get_checker
 from ._instances import load_instances, shipped_tasks
@@ -77,7 +78,7 @@ def formatbench(checker_mode: str, template: str, thoughts: bool, shots: int, ju
                 judge_base_url: str | None) -> Task:
     """FormatBench's ten tasks, with the options in ``OPTIONS``."""
 
-    def check(instance: TaskInstance, answer: str):  # -> FormatVerdict
+    def check(instance: TaskInstance, answer: str) -> Verdict:
         row: Mapping[str, Any] = instance.target
         return get_checker(row["task"]).check(row, answer, checker_mode)  # type: ignore[arg-type]
 
