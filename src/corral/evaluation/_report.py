@@ -166,7 +166,7 @@ def _violation_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[st
         lines += ["### By task", ""]
         lines += _table(["task", *labels],
                         [[task, *("; ".join(f"`{r['rule']}` {r['count']}" for r in groups.get(task, [])[:3]) or "—"
-                                  for groups in per_task)] for task in tasks])
+                                  for groups in per_task)] for task in tasks], align="--")
     return lines
 
 
@@ -176,12 +176,18 @@ def _fmt(value: float | None, metric: str) -> str:
     return f"{value:.1f}" if metric.endswith("bleu") else f"{100 * value:.1f}"
 
 
+def _has_quality(summary: dict[str, Any]) -> bool:
+    """Whether a run's records carry quality metrics (COLLIE's have none: only FFR would be shown)."""
+    return bool(summary.get("quality")) or any(metrics for groups in summary.get("by_group_quality", {}).values()
+                                               for metrics in groups.values())
+
+
 def _quality_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str], charts: dict[str, str]) -> list[str]:
     """Format faithfulness and quality side by side per group (ReFF's Tables 4 and 9), when runs have quality
     metrics: a checker can be gamed, so how often a passing output has zero quality is shown too."""
     lines: list[str] = []
     for label, s in zip(labels, summaries, strict=True):
-        if not s.get("quality") and not any(s.get("by_group_quality", {}).values()):
+        if not _has_quality(s):
             continue
         key = _group_key([s])
         if key is None:
@@ -264,7 +270,7 @@ def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Pat
     _line_chart(out / ROUND_CHART, labels, curves, "feedback round", "cumulative success (%)", titles[ROUND_CHART],
                 save)
     rounds = [s_ for s_ in summaries if s_.get("by_group_round")]
-    if rounds and key is not None and key in rounds[0]["by_group_round"]:
+    if rounds and key is not None and key in rounds[0]["by_group_round"] and _has_quality(rounds[0]):
         per_value = rounds[0]["by_group_round"][key]  # the first run with rounds: one line per group value
         values = sorted(per_value)
         name = GROUP_ROUND_CHART.format(key=key)
