@@ -13,6 +13,7 @@ docs/schema.md describes the forms, the conventions of the XML and YAML samples,
 """
 
 from ._conformance import ConformanceReport, run_test_suite
+from ._ecma import is_regex
 from ._english import describe
 from ._errors import SchemaInputError
 from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
@@ -48,6 +49,7 @@ __all__ = [
     "extract_block",
     "generate_schema",
     "generate_suite",
+    "is_regex",
     "is_valid",
     "keyword_census",
     "mutate",
