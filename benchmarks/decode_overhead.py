@@ -22,7 +22,7 @@ import time
 
 from corral.collie import constraint_for
 from corral.collie._data import instances
-from corral.grammars import Grammar, NotExpressible, compile_constraint
+from corral.grammars import NotExpressible, compile_constraint, compile_schema
 from corral.models import Request, Sampling, load_model
 
 RECORDS = [
@@ -59,7 +59,7 @@ def _collie_requests(count: int, max_tokens: int) -> list[Request]:
 
 def _schema_requests(schemas: list[dict], count: int, max_tokens: int, ask: str) -> list[Request]:
     return [Request.user(f"{ask} Reply with JSON for the schema {json.dumps(s)} (example {i})",
-                         Sampling(max_tokens=max_tokens), Grammar.json_schema(s))
+                         Sampling(max_tokens=max_tokens), compile_schema(s, "json"))
             for s in schemas for i in range(max(1, count // len(schemas)))]
 
 
