@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jsonschema
 
-from corral.grammars import Grammar
+from corral.grammars import compile_schema
 from corral.models import Request, Sampling, load_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "models"))
@@ -46,7 +46,7 @@ def main() -> None:
         passed = sum(check(c, out.text).passed for (_, c, _), [out] in zip(cases, results, strict=True))
         schema_requests = [Request.user(f"Reply with JSON for this schema: {json.dumps(s)}",
                                         Sampling(max_tokens=160),
-                                        grammar=None if mode == "free" else Grammar.json_schema(s))
+                                        grammar=None if mode == "free" else compile_schema(s, "json"))
                            for s in SCHEMAS]
         schema_results = model.complete(schema_requests)
         valid = sum(_valid(out.text, s) for s, [out] in zip(SCHEMAS, schema_results, strict=True))

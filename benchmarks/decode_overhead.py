@@ -20,10 +20,9 @@ import argparse
 import json
 import time
 
-from corral.grammars import Grammar, NotExpressible, compile_constraint
+from corral.grammars import NotExpressible, compile_constraint, compile_schema
 from corral.models import Request, Sampling, load_model
-from corral.suites.collie import constraint_for
-from corral.suites.collie._data import instances
+from corral.suites.collie import constraint_for, instances
 
 RECORDS = [
     {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
@@ -59,7 +58,7 @@ def _collie_requests(count: int, max_tokens: int) -> list[Request]:
 
 def _schema_requests(schemas: list[dict], count: int, max_tokens: int, ask: str) -> list[Request]:
     return [Request.user(f"{ask} Reply with JSON for the schema {json.dumps(s)} (example {i})",
-                         Sampling(max_tokens=max_tokens), Grammar.json_schema(s))
+                         Sampling(max_tokens=max_tokens), compile_schema(s, "json"))
             for s in schemas for i in range(max(1, count // len(schemas)))]
 
 

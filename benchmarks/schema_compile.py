@@ -97,7 +97,7 @@ def main() -> int:
     from llguidance import LLMatcher
 
     from corral.grammars import GrammarError, compile_schema
-    from corral.grammars._schema_json_plan import json_plan  # noqa: F401  (imported before timing)
+    from corral.grammars.schema._plan import json_plan  # noqa: F401  (imported before timing)
     from corral.models import load_model
     from corral.schema import SchemaInputError
     from corral.schema._realworld import jsonschemabench

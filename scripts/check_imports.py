@@ -7,7 +7,8 @@ What counts as an import: every ``import``/``from ... import`` statement, also i
 still ties two files at run time), except those under ``if TYPE_CHECKING:`` (they never run). ``from pkg import
 name`` ties the file to ``pkg/__init__.py``, or to ``pkg/name.py`` alone when every name is a submodule. A package is a
 folder with ``__init__.py``; "another package's underscore module" is a module whose name starts with ``_`` (not
-``__init__``) in any package but the importing file's own (a subpackage's or a parent's included).
+``__init__``) of a package the importing file is not inside (a subpackage may use its parent's private modules,
+being part of its implementation; a parent may not reach into a subpackage's).
 Exit status 1 with one line per problem, 0 when clean.
 """
 
@@ -77,7 +78,7 @@ def check(root: Path, max_lines: int) -> list[str]:
                 if module != name:
                     edges[name].add(module)
                 holder, _, leaf = module.rpartition(".")
-                if leaf.startswith("_") and holder != own_package:
+                if leaf.startswith("_") and holder != own_package and not own_package.startswith(holder + "."):
                     problems.append(f"{path}:{line}: imports {module}, an underscore module of another package")
     for circle in _circles(edges):
         problems.append("import circle: " + " -> ".join(sorted(circle)))

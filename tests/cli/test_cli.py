@@ -90,3 +90,29 @@ def test_collie_check_main_job():
     assert "100.0" in result.output and "sent02" in result.output and "para05" in result.output
     bad = runner.invoke(app, ["collie", "check", "--structures", "sent99"])
     assert bad.exit_code == 2
+
+
+def test_generate_schema_is_compiled_as_compile_schema_compiles_it(tmp_path):
+    from corral.cli._generate import grammar_from_options
+    from corral.grammars import compile_schema
+
+    schema = {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(schema, indent=2), encoding="utf-8")
+    grammar = grammar_from_options(None, path, None, None)
+    assert (grammar.format, grammar.source) == (compile_schema(schema, "json").format,
+                                                compile_schema(schema, "json").source)
+    assert str(path) in grammar.description
+
+
+def test_generate_with_a_schema_file_that_is_not_json_names_file_line_and_column(tmp_path):
+    import pytest
+
+    from corral.cli._generate import grammar_from_options
+
+    path = tmp_path / "bad.json"
+    path.write_text('{\n  "type": "object",\n  "properties": {,}\n}', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 3, column 18") as caught:
+        grammar_from_options(None, path, None, None)
+    assert str(caught.value).startswith(f"{path} is not JSON: ") and "\n" not in str(caught.value)
+    assert runner.invoke(app, ["generate", "hi", "--schema", str(path)]).exit_code == 2

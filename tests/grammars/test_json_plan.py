@@ -1,4 +1,4 @@
-"""The static JSON plan (``_schema_json_plan.scan``) against llguidance's own verdict.
+"""The static JSON plan (``corral.grammars.schema._plan.scan``) against llguidance's own verdict.
 
 The scan decides strict or lenient mode and vouches for numbers and patterns without compiling; these tests
 compile anyway and check it never vouches for what llguidance refuses, on every schema Corral ships and on
@@ -15,17 +15,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import GrammarError, NotExpressible, compile_schema, enforcement
-from corral.grammars._schema import _canonical
-from corral.grammars._schema_json_plan import (
+from corral.grammars.schema._compile import canonical
+from corral.grammars.schema._plan import (
     _PLAIN_INTEGER,
     _PLAIN_NUMBER,
     _compiled_plan,
-    compact,
     json_plan,
     llg_error,
     plain_pattern,
     scan,
 )
+from corral.grammars.schema._values import compact
 
 
 def _shipped_schemas():
@@ -40,7 +40,7 @@ def test_the_scan_agrees_with_llguidance_on_every_shipped_schema():
     counts = {"strict": 0, "lenient": 0, "tried": 0, "conservative": 0}
     for ident, schema in _shipped_schemas():
         try:
-            text = _canonical(schema)
+            text = canonical(schema)
         except GrammarError:
             continue
         verdict = scan(text)
@@ -141,4 +141,4 @@ def test_a_value_llguidance_refuses_is_dropped_and_reported():
     assert scan(compact(schema)) is None
     found = enforcement(schema, "json")
     assert ("#/properties/x", "pattern", "llguidance cannot compile this value, so decoding drops it") in found.after
-    assert llg_error(json_plan(_canonical(schema)).source) is None
+    assert llg_error(json_plan(canonical(schema)).source) is None

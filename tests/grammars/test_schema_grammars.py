@@ -13,19 +13,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from corral.grammars import Grammar, GrammarError, NotExpressible, accepts, sample
+from corral.grammars import Grammar, GrammarError, NotExpressible, accepts, compile_schema, enforcement, sample
 from corral.grammars._sample import engine_check, random_walk
-from corral.grammars._schema import (
-    ASSERTIONS,
-    FORMAT_PATTERNS,
-    compile_schema,
-    enforcement,
-    int_regex,
-    json_pattern_risk,
-    multiple_regex,
-    udec_ge,
-    udec_le,
-)
+from corral.grammars.schema._enforcement import ASSERTIONS
+from corral.grammars.schema._llguidance import json_pattern_risk
+from corral.grammars.schema._numbers import int_regex, multiple_regex, udec_ge, udec_le
+from corral.grammars.schema._rx import FORMAT_PATTERNS
 from corral.schema._parse import parse_sample
 
 OUTPUTS = ("json", "yaml", "xml")
@@ -520,7 +513,7 @@ def test_refusals_name_path_and_keyword_in_one_line(schema, keyword, path, outpu
 def test_a_definition_reached_many_times_is_lowered_once(monkeypatch):
     """SchemaStore's service-schema (540 kB) reaches its definitions through hundreds of anyOf branches; it
     used to validate every enum value against every branch again at each use and ran for over 30 minutes."""
-    from corral.grammars import _schema
+    from corral.grammars.schema._lower import Lowerer, lowered
 
     colours = [f"colour-{i}" for i in range(40)]
     schema = {"$defs": {"c": {"anyOf": [{"enum": colours}, {"type": "integer", "minimum": 0, "maximum": 9}]}},
@@ -528,11 +521,12 @@ def test_a_definition_reached_many_times_is_lowered_once(monkeypatch):
               "properties": {f"p{i}": {"$ref": "#/$defs/c"} for i in range(30)},
               "required": ["p0", "p29"], "additionalProperties": False}
     calls = []
-    real = _schema._Lowerer.valid
-    monkeypatch.setattr(_schema._Lowerer, "valid",
+    real = Lowerer.valid
+    monkeypatch.setattr(Lowerer, "valid",
                         lambda self, sub, value: calls.append(value) or real(self, sub, value))
     for output in ("yaml", "xml"):
         calls.clear()
+        lowered.cache_clear()  # one lowering serves both outputs: lower afresh for each
         assert enforcement(schema, output).sound
         assert len(calls) == len(colours)  # each value checked once, not once per property
         assert _check_samples(schema, output, range(6)) > 0
@@ -738,7 +732,7 @@ def test_bounded_json_texts_are_valid_against_the_original_schema(schema, seed):
 
 
 def test_bounded_json_closes_what_the_schema_leaves_open():
-    from corral.grammars._schema_bounds import bounded
+    from corral.grammars.schema._bounds import bounded
 
     ints = compile_schema({"type": "integer", "minimum": 70, "multipleOf": 5}, "json", bounded=True)
     assert accepts(ints, str(10**15 + 65)) and not accepts(ints, str(10**15 + 75))
@@ -758,7 +752,7 @@ def test_bounded_json_closes_what_the_schema_leaves_open():
 
 
 def test_bounded_json_closes_objects_to_their_listed_properties_where_nothing_else_applies():
-    from corral.grammars._schema_bounds import bounded
+    from corral.grammars.schema._bounds import bounded
 
     listed = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "boolean"}}, "required": ["a"]}
     closed = compile_schema(listed, "json", bounded=True)

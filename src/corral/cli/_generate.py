@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from corral.constraints import Constraint
@@ -14,8 +15,10 @@ if TYPE_CHECKING:
 def grammar_from_options(
     constraint: Constraint | None, schema: Path | None, lark: Path | None, regex: str | None
 ) -> Grammar | None:
-    """The one grammar the options ask for (``ValueError`` with a one-line reason if more than one, or bad)."""
-    from corral.grammars import Grammar, compile_constraint
+    """The one grammar the options ask for (``ValueError`` with a one-line reason if more than one, or bad).
+
+    A schema file is compiled as ``compile_schema(schema, "json")`` does it everywhere else."""
+    from corral.grammars import Grammar, compile_constraint, compile_schema
 
     given = [x is not None for x in (constraint, schema, lark, regex)]
     if sum(given) > 1:
@@ -23,7 +26,7 @@ def grammar_from_options(
     if constraint is not None:
         return compile_constraint(constraint)
     if schema is not None:
-        return Grammar.json_schema(_read(schema), description=f"JSON Schema {schema}")
+        return replace(compile_schema(_read_json(schema), "json"), description=f"JSON Schema {schema}")
     if lark is not None:
         return Grammar.lark(_read(lark), description=f"Lark grammar {lark}")
     if regex is not None:
@@ -38,6 +41,13 @@ def _read(path: Path) -> str:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not UTF-8 text") from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(_read(path))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
 
 
 def completion_json(text: str, finish: str, tokens: int, seconds: float, verdict: dict | None) -> str:

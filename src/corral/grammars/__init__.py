@@ -11,7 +11,7 @@ compiled grammars allow.
 from ._compile import Limits, NotExpressible, compile_constraint
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
 from ._sample import accepts, sample, witness
-from ._schema import Enforcement, compile_schema, enforcement
+from .schema import Enforcement, compile_schema, enforcement
 
 __all__ = [
     "MAX_GRAMMAR_CHARS",

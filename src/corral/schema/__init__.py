@@ -14,6 +14,7 @@ docs/schema.md describes the forms, the conventions of the XML and YAML samples,
 
 from ._check import SampleCheck, check_sample
 from ._conformance import ConformanceReport, run_test_suite
+from ._ecma import is_regex
 from ._english import describe
 from ._errors import SchemaInputError
 from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
@@ -52,6 +53,7 @@ __all__ = [
     "extract_block",
     "generate_schema",
     "generate_suite",
+    "is_regex",
     "is_valid",
     "jsonschemabench",
     "keyword_census",

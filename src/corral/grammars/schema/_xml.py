@@ -11,28 +11,11 @@ from __future__ import annotations
 
 import re
 
-from ._schema import (
-    FENCE,
-    KEY_CHARS,
-    Arr,
-    Const,
-    Emitter,
-    Encoding,
-    Float,
-    Group,
-    Int,
-    Node,
-    Obj,
-    Str,
-    _refuse,
-    complement,
-    lark_string,
-    literal_regex,
-    ranges_of,
-    rx_matches,
-    term,
-    union,
-)
+from ._emit import FENCE, KEY_CHARS, Emitter, Group
+from ._enforcement import refuse
+from ._lark import Encoding, lark_string, literal_regex, term
+from ._model import Arr, Const, Float, Int, Node, Obj, Str
+from ._rx import complement, ranges_of, rx_matches, union
 
 _XML_CHARS = union(ranges_of([9, 10, 13]), ((0x20, 0x7E), (0xA0, 0xD7FF), (0xE000, 0xFFFD), (0x10000, 0x10FFFF)))
 """XML 1.0 characters (C1 controls left out too: legal, but nothing a value should hold)."""
@@ -71,7 +54,7 @@ def xml_lark(root: Node) -> str:
     emitter = _XmlEmitter()
     element = emitter.element(root, lark_string("<root"), "root")
     if element is None:
-        raise _refuse("#", "type", "no value of the schema can be written as XML")
+        raise refuse("#", "type", "no value of the schema can be written as XML")
     declaration = emitter.b.rule(lark_string(d + "\n") for d in _DECLARATIONS)
     return emitter.b.source(f'{declaration}? {element} "\\n"?')
 

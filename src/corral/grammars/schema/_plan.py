@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import orjson
+from ._enforcement import refuse
+from ._values import compact, walk_schemas
 
 # What llguidance 1.9.1's JSON Schema compiler does with each keyword, found by probing it (the probe tests in
 # tests/grammars/test_schema_grammars.py keep this table honest): it rejects the keywords below unless told to be
@@ -74,16 +75,6 @@ class JsonPlan:
     @property
     def schema(self) -> Any:
         return json.loads(self.source)
-
-
-def compact(schema: Any) -> str:
-    """The schema's text as the plan reads it and llguidance gets it: compact, in the schema's own key order
-    (llguidance writes properties in the order the schema lists them). orjson is 7 times faster than ``json``,
-    which matters at a compile's scale (1 ms); ``json`` writes what orjson refuses (integers past 64 bits)."""
-    try:
-        return orjson.dumps(schema).decode()
-    except TypeError:
-        return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
 
 
 @lru_cache(maxsize=256)
@@ -145,7 +136,6 @@ def _value_compiles(keyword: str, literal: str) -> bool:
     return all(llg_error(f'{{"type":"{kind}","{keyword}":{literal}}}') is None for kind in ("number", "integer"))
 
 
-_PLAIN_ESCAPES = frozenset("dDwWsS.\\/-[]{}()*+?^$|nrtf")
 _PLAIN_ESCAPE = re.compile(r"\\(?:[dDwWsS.\\/\-\[\]{}()*+?^$|nrtf]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[pP]\{[A-Za-z_]+\})")
 _CLASS_ITEM = r"(?:[^\\\[\]]|" + _PLAIN_ESCAPE.pattern + ")"
 _CLASS = re.compile(r"\[\^?+(?:\]|" + _CLASS_ITEM + ")" + _CLASS_ITEM + r"*\]")  # not empty; a leading ] is literal
@@ -252,8 +242,6 @@ def _lenient_text(text: str) -> str:
 def _compiled_plan(text: str) -> JsonPlan:
     """The plan found by compiling: strict if llguidance takes the schema, else lenient, else lenient with each
     value llguidance refuses on its own dropped. Raises ``NotExpressible`` if it refuses even that."""
-    from ._schema import _refuse, walk_schemas
-
     if llg_error(text) is None:
         return JsonPlan(text, True, compiled=True)
     if llg_error(_lenient_text(text)) is None:
@@ -267,7 +255,7 @@ def _compiled_plan(text: str) -> JsonPlan:
                 dropped.append((path, keyword))
     error = llg_error(compact(lenient))
     if error is not None:
-        raise _refuse("#", "(schema)", f"llguidance refuses it: {error}")
+        raise refuse("#", "(schema)", f"llguidance refuses it: {error}")
     return JsonPlan(compact(lenient), False, tuple(dropped), compiled=True)
 
 

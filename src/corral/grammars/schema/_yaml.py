@@ -14,28 +14,11 @@ from __future__ import annotations
 import re
 from itertools import product
 
-from ._schema import (
-    FENCE,
-    KEY_CHARS,
-    UNIVERSE,
-    Arr,
-    Const,
-    Emitter,
-    Encoding,
-    Float,
-    Group,
-    Int,
-    Node,
-    Obj,
-    Str,
-    _refuse,
-    complement,
-    lark_string,
-    literal_regex,
-    ranges_of,
-    term,
-    yaml_float_text,
-)
+from ._emit import FENCE, KEY_CHARS, Emitter, Group
+from ._enforcement import refuse
+from ._lark import Encoding, lark_string, literal_regex, term
+from ._model import Arr, Const, Float, Int, Node, Obj, Str
+from ._rx import UNIVERSE, complement, ranges_of
 
 _NAMED = {ord('"'): ('\\"',), ord("\\"): ("\\\\",), ord("/"): ("\\/",), 8: ("\\b",), 12: ("\\f",), 10: ("\\n",),
           13: ("\\r",), 9: ("\\t",)}
@@ -63,7 +46,7 @@ def yaml_lark(root: Node) -> str:
     emitter = _YamlEmitter()
     start = emitter.top(root)
     if start is None:
-        raise _refuse("#", "type", "no value of the schema can be written as YAML")
+        raise refuse("#", "type", "no value of the schema can be written as YAML")
     return emitter.b.source(f'{start} "\\n"?')
 
 
@@ -190,3 +173,13 @@ def const_text(value) -> str | None:
         return yaml_float_text(value)
     encoded = YAML_STRINGS.literal(value)
     return None if encoded is None or FENCE in encoded else f'"{encoded}"'
+
+
+def yaml_float_text(value: float) -> str:
+    """A float as PyYAML's YAML 1.1 resolver reads a float: a dot, and a signed exponent if any."""
+    text = repr(float(value))
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        mantissa += "" if "." in mantissa else ".0"
+        return f"{mantissa}e{exponent if exponent[0] in '+-' else '+' + exponent}"
+    return text if "." in text else text + ".0"
