@@ -6,7 +6,7 @@ serialised (``to_json(c)``, ``from_json(data)``). New base constraints are added
 """
 
 from . import _builtin  # noqa: F401  (registers count, match, regex)
-from ._check import Checked, Context, Result, check
+from ._check import Checked, Context, Result
 from ._english import Phrasing
 from ._json import ConstraintJSONError, from_json, to_json
 from ._kinds import BaseKind, Call, get_kind, kind_of, register_kind
@@ -32,6 +32,7 @@ from ._nodes import (
 )
 from ._parse import ConstraintSyntaxError, parse
 from ._render import render
+from ._verdict import check
 
 __all__ = [
     "TEXT",

@@ -1,4 +1,4 @@
-"""Checking: a constraint and a text give a ``corral.verdicts.Verdict`` (per-part evidence, a graded score, feedback).
+"""Evaluation: a constraint on a segmented text gives a tree of results, the evidence a verdict is made from.
 
 The text is segmented lazily and once (``Segmentation``), shared by every sub-constraint; compositions are
 interpreted here and base constraints by their registered kind. Checking never raises on any string: a
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from corral.text import Level, RawUnit, Segmentation
-from corral.verdicts import Explanation, Verdict, Violation
 
 from ._kinds import _BY_NODE
 from ._nodes import (
@@ -200,44 +199,3 @@ class Checked:
 
     def to_json(self) -> dict[str, Any]:
         return {"constraint": str(self.constraint), "parts": [part.to_json() for part in self.parts]}
-
-    def explain(self) -> Explanation:
-        """One violation per failed part (rule: its kind; path: the part; expected and seen), and the feedback
-        English that merges what can be said together."""
-        from ._feedback import feedback, part_message
-
-        phrasing_level = self.constraint.level
-        violations = tuple(
-            Violation(rule=_rule(part.constraint), message=part_message(part, phrasing_level),
-                      path=str(part.constraint), span=part.spans[0] if part.spans else None,
-                      expected=part.expected or None, seen=part.observed)
-            for part in self.failed)
-        return Explanation(violations, feedback(self))
-
-
-def _rule(node: Expr) -> str:
-    if isinstance(node, Not):
-        return "not"
-    if isinstance(node, ForEach):
-        return "for_each"
-    kind = _BY_NODE.get(type(node))
-    name = kind.name if kind is not None else type(node).__name__.lower()
-    level = getattr(node, "level", None)
-    return f"{name}:{level.value}" if isinstance(level, Level) else name
-
-
-def check(constraint: Constraint | Expr, text: str, profile: str | None = None) -> Verdict[Checked]:
-    """Check ``text`` against ``constraint``; ``profile`` overrides the constraint's own profile.
-
-    The verdict's score is the share of parts met (1.0 when there are none); its violations, one per failed part,
-    and its feedback are computed when first read; ``detail`` is the ``Checked`` evidence."""
-    if not isinstance(constraint, Constraint):
-        constraint = Constraint(constraint)
-    if not isinstance(text, str):
-        raise TypeError(f"check() needs the text as a str, got {type(text).__name__}")
-    seg = Segmentation(text, profile or constraint.profile)
-    result = evaluate(constraint.body, Context(seg, constraint.level))
-    parts = tuple(parts_of(result))
-    score = sum(part.passed for part in parts) / len(parts) if parts else 1.0
-    checked = Checked(constraint, text, result, parts)
-    return Verdict.lazy(result.passed, score, checked.explain, detail=checked)

@@ -12,13 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from corral.registry import base_constraints, lookup
-
-if TYPE_CHECKING:
-    from ._check import Context, Result
-    from ._nodes import Expr, Rel
 
 
 @dataclass(frozen=True)
@@ -27,7 +23,7 @@ class Call:
 
     name: str
     args: tuple[Any, ...]
-    rel: Rel | None
+    rel: Any  # a Rel, or None
     value: Any
     case_sensitive: bool
     column: int
@@ -36,6 +32,9 @@ class Call:
 @dataclass(frozen=True)
 class BaseKind:
     """One registered kind of base constraint.
+
+    The registry sits below the node and checker modules (they look kinds up here), so the callables are typed
+    loosely; their signatures are:
 
     Attributes:
         name: the JSON ``kind`` and, for call-style kinds, the function name in the textual form.
@@ -52,11 +51,11 @@ class BaseKind:
 
     name: str
     node: type
-    evaluate: Callable[[Any, Context], Result]
+    evaluate: Callable[[Any, Any], Any]
     to_text: Callable[[Any], str]
     clause: Callable[[Any, Any], str]
-    failure: Callable[[list[Result], Any], str]
-    from_call: Callable[[Call], Expr] | None = None
+    failure: Callable[[list[Any], Any], str]
+    from_call: Callable[[Call], Any] | None = None
     merge_key: Callable[[Any], object] | None = None
 
 

@@ -1,8 +1,9 @@
 """Evaluation tasks: a Task is data (instances, prompt template, checker, answer extraction), registered by name
 with the options it declares (``TaskOption``), which ``get_task`` validates and converts."""
 
-from ._options import EXTRACT, TaskFactory, TaskOption, TaskOptionError, register_task
-from ._task import PromptTemplate, Task, TaskInstance, get_task, select, task_options
+from ._options import EXTRACT, TaskOption, TaskOptionError
+from ._registration import TaskFactory, get_task, register_task, task_options
+from ._task import PromptTemplate, Task, TaskInstance, select
 
 __all__ = [
     "EXTRACT",

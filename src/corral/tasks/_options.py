@@ -15,15 +15,10 @@ takes no options)::
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from corral.errors import InputError
-from corral.registry import answer_extractors, names, tasks
-
-if TYPE_CHECKING:
-    from ._task import Task
 
 OPTION_TYPES: dict[type, str] = {bool: "bool", int: "int", float: "float", str: "str", list: "list"}
 """The types an option can have, by the name ``corral tasks`` shows; ``list`` is a list of strings, written
@@ -110,55 +105,3 @@ class TaskOption:
 
 EXTRACT = TaskOption("extract", str, None, "which part of the output is checked (default: the task's own policy)")
 """The option every task takes: its answer-extraction policy, one of the registered ``answer_extractors``."""
-
-
-@dataclass(frozen=True)
-class TaskFactory:
-    """A registered task: the function that builds it from its options, and the options it declares.
-
-    Calling it validates and converts the options (``TaskOption.parse``), fills in the defaults, builds the task
-    and records the values in ``Task.options`` (those not ``None``; what the build recorded itself wins), so they
-    go into a run's identity. ``extract`` (``EXTRACT``) is taken by every task and sets ``Task.extract``.
-    """
-
-    name: str
-    build: Callable[..., Task]
-    options: tuple[TaskOption, ...] = ()
-
-    @property
-    def accepted(self) -> tuple[TaskOption, ...]:
-        """The task's own options, then the ones every task takes (``extract``, its choices the registered
-        answer extractors)."""
-        return (*self.options, replace(EXTRACT, choices=tuple(names(answer_extractors))))
-
-    def __call__(self, *args: Any, **given: Any) -> Task:
-        declared = {option.name: option for option in self.accepted}
-        unknown = [key for key in given if key not in declared]
-        if unknown:
-            raise TaskOptionError(f"task {self.name!r} has no option {', '.join(map(repr, unknown))}; "
-                                  f"its options: {', '.join(declared)}")
-        values = {}
-        for option in declared.values():
-            try:
-                values[option.name] = option.parse(given[option.name]) if option.name in given else option.default
-            except TaskOptionError as exc:
-                raise TaskOptionError(f"task {self.name!r}: {exc}") from None
-        extract = values.pop(EXTRACT.name)
-        task = self.build(*args, **values)
-        recorded = {key: value for key, value in values.items() if value is not None} | dict(task.options)
-        return replace(task, options=recorded, **({"extract": extract} if extract is not None else {}))
-
-
-def register_task(name: str, *, options: tuple[TaskOption, ...] = ()) -> Callable[[Callable[..., Task]], TaskFactory]:
-    """Register the decorated function as task ``name`` in ``corral.registry.tasks``, taking ``options`` (its
-    keyword parameters, with no defaults of their own: the declaration holds them). Returns the ``TaskFactory``."""
-    seen = [option.name for option in (*options, EXTRACT)]
-    if len(set(seen)) != len(seen):
-        raise ValueError(f"task {name!r} declares an option twice: {', '.join(seen)}")
-
-    def register(build: Callable[..., Task]) -> TaskFactory:
-        factory = TaskFactory(name, build, tuple(options))
-        tasks.register(name, func=factory)
-        return factory
-
-    return register

@@ -7,14 +7,12 @@ scorer): COLLIE, FormatBench and JSON-Schema suites differ only in what they reg
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from corral.models import Message
-from corral.registry import answer_extractors, lookup, tasks
+from corral.registry import answer_extractors, lookup
 from corral.verdicts import Verdict
-
-from ._options import TaskFactory, TaskOption
 
 
 @dataclass(frozen=True)
@@ -111,29 +109,6 @@ class Task:
         if self.marker and self.marker in output:
             output = output[output.rindex(self.marker) + len(self.marker):]
         return lookup(answer_extractors, self.extract, "answer extractor")(output)
-
-
-def get_task(name: str, **options: Any) -> Task:
-    """The registered task ``name`` or the task of an instances file (``corral build``'s output, ``*.jsonl``), made
-    with ``options`` (``get_task("formatbench", checker_mode="reference")``), each validated and converted by the
-    task's declaration (a string from the command line becomes the declared type). An unknown name or option, or
-    a bad value, is a one-line error listing what exists or what is valid."""
-    from_file = name.endswith(".jsonl")
-    factory = _factory(name)
-    return factory(name, **options) if from_file else factory(**options)
-
-
-def task_options(name: str) -> tuple[TaskOption, ...]:
-    """The options task ``name`` takes (``corral tasks NAME`` lists them): its own, then those every task takes."""
-    return _factory(name).accepted
-
-
-def _factory(name: str) -> TaskFactory:
-    from_file = name.endswith(".jsonl")
-    factory = lookup(tasks, "instances-file" if from_file else name, "task")
-    if not isinstance(factory, TaskFactory):  # a function registered without register_task takes no options
-        return TaskFactory(name, factory)
-    return replace(factory, name=name) if from_file else factory
 
 
 def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit: int | None = None,

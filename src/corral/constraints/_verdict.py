@@ -1,0 +1,55 @@
+"""Checking: a constraint and a text give Corral's one ``Verdict``, whose violations (one per failed part) and
+English feedback are worked out from the evidence only when first read."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from corral.text import Level, Segmentation
+from corral.verdicts import Explanation, Verdict, Violation
+
+from ._check import Checked, Context, evaluate, parts_of
+from ._feedback import feedback, part_message
+from ._kinds import kind_of
+from ._nodes import Constraint, Expr, ForEach, Not
+
+
+def check(constraint: Constraint | Expr, text: str, profile: str | None = None) -> Verdict[Checked]:
+    """Check ``text`` against ``constraint``; ``profile`` overrides the constraint's own profile. Never raises on
+    any string.
+
+    The verdict's score is the share of parts met (1.0 when there are none); its violations, one per failed part,
+    and its feedback are computed when first read; ``detail`` is the ``Checked`` evidence."""
+    if not isinstance(constraint, Constraint):
+        constraint = Constraint(constraint)
+    if not isinstance(text, str):
+        raise TypeError(f"check() needs the text as a str, got {type(text).__name__}")
+    seg = Segmentation(text, profile or constraint.profile)
+    result = evaluate(constraint.body, Context(seg, constraint.level))
+    parts = tuple(parts_of(result))
+    score = sum(part.passed for part in parts) / len(parts) if parts else 1.0
+    checked = Checked(constraint, text, result, parts)
+    return Verdict.lazy(result.passed, score, partial(explain, checked), detail=checked)
+
+
+def explain(checked: Checked) -> Explanation:
+    """One violation per failed part (rule: its kind and level; path: the part; expected and seen), and the
+    feedback English that merges what can be said together."""
+    violations = tuple(
+        Violation(rule=rule(part.constraint), message=part_message(part, checked.constraint.level),
+                  path=str(part.constraint), span=part.spans[0] if part.spans else None,
+                  expected=part.expected or None, seen=part.observed)
+        for part in checked.failed)
+    return Explanation(violations, feedback(checked))
+
+
+def rule(node: Expr) -> str:
+    """A part's rule name in a violation: ``count:word``, ``match:sentence``, ``not``, ``for_each``."""
+    if isinstance(node, Not):
+        return "not"
+    if isinstance(node, ForEach):
+        return "for_each"
+    kind = kind_of(node)
+    name = kind.name if kind is not None else type(node).__name__.lower()
+    level = getattr(node, "level", None)
+    return f"{name}:{level.value}" if isinstance(level, Level) else name
