@@ -45,6 +45,7 @@ NOTES = frozenset({"title", "description", "$comment", "default", "examples", "d
 """Annotations that neither constrain a value nor change how references resolve (``$id`` does)."""
 
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+_SETTLED = frozenset({"string", "integer", "boolean", "null"})
 _OPEN_VALUE = ["null", "boolean", "integer", "string", "array", "object"]  # every kind but fractions
 _DECIDED_ELSEWHERE = frozenset({"const", "enum", "$ref", "allOf", "anyOf", "oneOf", "$dynamicRef"})
 _NUMBER_BOUNDS = frozenset({"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf"})
@@ -106,9 +107,15 @@ class _Narrowing:
     def visit(self, d: Any, closable: bool) -> Any:
         if not isinstance(d, dict):
             return self.shared(OPEN_NAME) if d is True and closable else d
+        declared = d.get("type")
+        if isinstance(declared, str) and declared in _SETTLED and d.keys().isdisjoint(_PLACES):
+            return d  # a string, integer, boolean or null: nothing to narrow
         if closable and d.keys() <= NOTES:
             return self.shared(OPEN_NAME)  # (recursive: llguidance cannot intersect it with another schema)
-        return self.narrow({k: v for k, v in d.items() if k not in NOTES}, closable)  # (llguidance skips notes)
+        out = dict(d)
+        for note in d.keys() & NOTES:  # llguidance has no use for them
+            del out[note]
+        return self.narrow(out, closable)
 
     def narrow(self, d: dict[str, Any], closable: bool) -> Any:
         """``d`` narrowed; where another schema applies to the same value (not ``closable``), only a plain number
