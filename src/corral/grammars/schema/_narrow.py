@@ -22,6 +22,7 @@ there may reach them. An object is closed only where no other schema applies to 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +57,7 @@ _NAMING = frozenset({*_OPENERS, "properties", "required", "minProperties", "maxP
 _JOINING = ("allOf", "then", "else", "dependentSchemas", "patternProperties")
 _NOT_CLOSING = frozenset({*_OPENERS, *_COMPOSERS})
 _VALUES = frozenset({"enum", "const", "default", "examples"})
+_KEYS = re.compile(r'"(\$id|id|not|if|\$defs|definitions|allOf|then|else|dependentSchemas|patternProperties)":(")?')
 
 
 # ============================================================================================ always: narrowed
@@ -73,21 +75,23 @@ class _Narrowing:
         defs = root.get("$defs", {}) if isinstance(root, dict) else None
         if not isinstance(defs, dict) or NUMBER_NAME in defs or OPEN_NAME in defs:
             return
+        keys = _KEYS.findall(text)  # one pass over the text tells what a walk would
+        seen = {key for key, _ in keys}
         own = next((root[k] for k in ("$id", "id") if isinstance(root.get(k), str)), None)
         base = own.split("#")[0] if own else ""
-        if text.count('"$id":"') + text.count('"id":"') > (own is not None) and not base:
+        if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None) and not base:
             # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: the root gets one to name
             base = "https://corral.invalid/schema.json"
             root = {("id" if "draft-04" in str(root.get("$schema")) else "$id"): base, **root}
         self.refs = {name: {"$ref": f"{base}#/$defs/{name}"} for name in (NUMBER_NAME, OPEN_NAME)}
         self.used: set[str] = set()
-        self.defs = '"not":' not in text and '"if":' not in text
+        self.defs = not {"not", "if"} & seen
         # definitions are closed unless some schema joins two on one value; the text tells of most joins, the
         # walk of the rest (then it is walked again)
-        self.defs_closable = self.defs and not any(f'"{k}":' in text for k in _JOINING)
+        self.defs_closable = self.defs and not seen & set(_JOINING)
         self.joined = False
         out = self.visit(root, True)
-        if self.joined and self.defs_closable and ('"$defs":' in text or '"definitions":' in text):
+        if self.joined and self.defs_closable and {"$defs", "definitions"} & seen:
             self.defs_closable, self.used = False, set()
             out = self.visit(root, True)
         if self.used:
@@ -112,6 +116,8 @@ class _Narrowing:
             return d  # a string, integer, boolean or null: nothing to narrow
         if closable and d.keys() <= NOTES:
             return self.shared(OPEN_NAME)  # (recursive: llguidance cannot intersect it with another schema)
+        if "$ref" in d and d.keys() - NOTES == {"$ref"}:
+            return {"$ref": d["$ref"]}
         out = dict(d)
         for note in d.keys() & NOTES:  # llguidance has no use for them
             del out[note]
