@@ -6,7 +6,7 @@ a grammar may *narrow* (write fewer values than the schema allows), never widen.
 raises ``NotExpressible`` naming the schema path and keyword.
 
 The modules, from the entry points down: ``_compile`` (``compile_schema``, ``enforcement``); JSON output through
-llguidance (``_llguidance``, with ``_plan`` and ``_bounds``); YAML and XML output through Corral's own lowering
+llguidance (``_llguidance``, with ``_plan`` and ``_narrow``); YAML and XML output through Corral's own lowering
 (``_lower`` with ``_lower_objects``, ``_lower_arrays``, ``_exclude``) to the value language (``_model``), written
 by ``_yaml`` and ``_xml`` on ``_emit`` (Lark text: ``_lark``, ``_encoding``, numbers: ``_numbers``); patterns and
 formats as languages (``_rx``, ``_formats``); plain JSON values (``_values``); reports and refusals

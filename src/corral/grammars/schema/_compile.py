@@ -33,7 +33,7 @@ def compile_schema(schema: dict[str, Any] | bool, output: Output, bounded: bool 
     """
     _check_output(output)
     if output == "json":
-        return json_grammar(canonical(schema), bounds=bounded)
+        return json_grammar(schema, canonical(schema), bounds=bounded)
     return Grammar.lark(_lark_source(canonical(schema), output), description=f"JSON Schema as {output.upper()}")
 
 

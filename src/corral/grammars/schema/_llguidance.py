@@ -8,30 +8,32 @@ from fractions import Fraction
 from typing import Any
 
 from .._grammar import Grammar, GrammarError
-from ._bounds import bounded
 from ._enforcement import ASSERTIONS, Enforcement, Unsupported, enforcement_of, refuse
 from ._lower import Lowerer
+from ._narrow import bounded, narrowed
 from ._plan import JSON_FORMATS_EXACT, JSON_FORMATS_UNSOUND, JSON_IGNORED, JsonPlan, json_plan, llg_error
 from ._rx import checked_formats, constant_name, pattern_rx, sre_parser
-from ._values import declared_types, is_number, walk_schemas
+from ._values import compact, declared_types, is_number, walk_schemas
 
 
-def json_grammar(canonical: str, bounds: bool = False) -> Grammar:
-    """llguidance's grammar for the plan's schema (``_plan``) of the checked, compact ``canonical`` text; with
-    ``bounds``, first narrowed so decoding ends (``_bounds``), falling back to the plan's own schema if llguidance
-    refuses the narrowed one. The bounded path compiles to check (it is for decoding under a budget, where a
-    refusal must be known before the first token); the plain one leaves llguidance's own refusals to the
-    grammar's first compile."""
+def json_grammar(schema: Any, canonical: str, bounds: bool = False) -> Grammar:
+    """llguidance's grammar for the plan (``_plan``) of ``schema`` (checked; compact text ``canonical``), narrowed
+    so that its texts are valid (``_narrow.narrowed``); with ``bounds``, also bounded so that decoding ends,
+    falling back to the plain narrowing if llguidance refuses the bounded schema. The bounded path compiles to
+    check (it is for decoding under a budget, where a refusal must be known before the first token); the plain
+    one leaves llguidance's own refusals to the grammar's first compile."""
     plan = json_plan(canonical)
+    planned = plan.applied_to(schema)
     if bounds:
         try:
-            return Grammar.json_schema(bounded(plan.schema), description="JSON Schema (bounded)")
+            return Grammar.json_schema(narrowed(bounded(planned), canonical), description="JSON Schema (bounded)")
         except GrammarError:
             pass
         if not plan.compiled and (error := llg_error(plan.source)) is not None:
             raise refuse("#", "(schema)", f"llguidance refuses it: {error}")
+    decoded = narrowed(planned, canonical)
     # the schema passed its meta-schema check already: Grammar.json_schema would check it again
-    return Grammar("json_schema", plan.source, "JSON Schema")
+    return Grammar("json_schema", plan.source if decoded is planned else compact(decoded), "JSON Schema")
 
 
 def json_enforcement(schema: Any, canonical: str, bounds: bool = False) -> Enforcement:
@@ -41,8 +43,9 @@ def json_enforcement(schema: Any, canonical: str, bounds: bool = False) -> Enfor
     lowerer = Lowerer(schema)
     used: set[str] = set()
     after: list[tuple[str, str, str]] = []
-    decoded = bounded(plan.schema) if bounds else schema
-    # what decoding sees at each place: bounds close objects and give open arrays items of their own
+    planned = plan.applied_to(schema)
+    decoded = narrowed(bounded(planned) if bounds else planned, canonical)
+    # what decoding sees at each place: narrowing closes objects, bounds numbers, gives open places a value
     shapes = {path: d for d, path in walk_schemas({} if decoded is True else decoded)}
     overflowing = {path for path, d in shapes.items() if _overflows(d)}
     for d, path in walk_schemas({} if schema is True else schema):

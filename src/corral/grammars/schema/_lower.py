@@ -20,7 +20,6 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from ._bounds import NOTES
 from ._enforcement import ANNOTATIONS, ASSERTIONS, NotExpressible, Unsupported, refuse
 from ._exclude import exclude
 from ._lower_arrays import ArrayLowering
@@ -42,6 +41,7 @@ from ._model import (
     Str,
     node,
 )
+from ._narrow import NOTES
 from ._numbers import float_bounds, int_bounds, min_known
 from ._rx import FORMAT_PATTERNS, Rx, checked_formats, ecma_checked, format_rx, pattern_rx
 from ._values import TYPE_SETS, TYPES, dedupe_values, json_equal, json_types

@@ -76,6 +76,10 @@ class JsonPlan:
     def schema(self) -> Any:
         return json.loads(self.source)
 
+    def applied_to(self, schema: Any) -> Any:
+        """The plan's schema as a value, made from the planned ``schema`` itself where the plan drops nothing."""
+        return self.schema if self.dropped else schema if self.strict else _lenient(schema)
+
 
 @lru_cache(maxsize=256)
 def json_plan(text: str) -> JsonPlan:

@@ -1,0 +1,335 @@
+"""Narrowings of a JSON Schema before llguidance compiles it: always, so that what llguidance writes is valid
+(``narrowed``); when asked, so that constrained decoding also ends (``bounded``).
+
+llguidance writes an unbounded number with an exponent of any length (``1e999``, past a float's range), lets an
+object's extra keys repeat one another, and writes any value where a schema leaves one open. ``narrowed`` takes
+its schema: an object listing properties is closed to them (``additionalProperties: false``, as the YAML and XML
+grammars write no extra ones either), a number with neither bound nor ``multipleOf`` gets the bounds of the YAML
+and XML compilers (15 digits, one shared definition, so llguidance builds its range once), an untyped one is an
+integer, and an open value (``{}``, free ``items``, a free object's values) is any value of those kinds with
+objects of one key. ``bounded`` also bounds digits past a bound, items, lengths and extra properties: a schema
+with no ``maxItems``, ``maximum``, ``maxLength`` lets a small model write until its token budget runs out
+(SmolLM2 wrote 500-digit integers, arrays of hundreds of ``null``s and ``"trees:":1.0`` again and again), and a
+truncated sample is no sample.
+
+Every change only removes values, so a text of the narrowed schema is valid against the original. None is made
+under ``not`` or ``if`` (where removing values adds some) or under ``oneOf`` (a value of two branches, invalid,
+could lose one of them); when the schema has any of these, ``$defs`` are left alone too, since a ``$ref`` from
+there may reach them. An object is closed only where no other schema applies to the same value (``allOf``,
+``anyOf``, ``then``, a ``$ref`` with siblings), so no sibling's property is shut out.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ._enforcement import ASSERTIONS
+
+OPEN_NUMBER = 10**15 - 1
+"""How far an open side of a number reaches past the other bound (15 digits, as the YAML/XML compilers)."""
+OPEN_ITEMS = 6
+"""Items (and properties) at most, where the schema gives no maximum, or its minimum if larger."""
+OPEN_LENGTH = 64
+"""Characters at most in a string with no maxLength (and no pattern, which llguidance would have to intersect)."""
+OPEN_KEYS = 1
+"""Properties at most in an object that lists none (and needs no more): llguidance does not keep extra keys
+distinct, and two extra keys may repeat one, which a JSON parser refuses."""
+ANY_DEPTH = 2
+"""How deep an unconstrained value (``{}``) may nest once bounded."""
+ANY_NAME, NUMBER_NAME, OPEN_NAME = "corral-bounded-any", "corral-number", "corral-open"
+"""Where the bounded "any value", the narrowed number and the narrowed open value are kept in ``$defs``, so
+that each place refers to one (a copy at each would make llguidance's grammar larger and slower to build)."""
+NOTES = frozenset({"title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+"""Annotations that neither constrain a value nor change how references resolve (``$id`` does)."""
+
+_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+_SETTLED = frozenset({"string", "integer", "boolean", "null"})
+_OPEN_VALUE = ["null", "boolean", "integer", "string", "array", "object"]  # every kind but fractions
+_DECIDED_ELSEWHERE = frozenset({"const", "enum", "$ref", "allOf", "anyOf", "oneOf", "$dynamicRef"})
+_NUMBER_BOUNDS = frozenset({"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf"})
+_FREE = frozenset({"additionalProperties", "unevaluatedProperties", "patternProperties"})
+_OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties", "propertyNames", "dependencies")
+_COMPOSERS = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "then", "else", "not", "dependentSchemas")
+_NAMING = frozenset({*_OPENERS, "properties", "required", "minProperties", "maxProperties", "dependentRequired"})
+_JOINING = ("allOf", "then", "else", "dependentSchemas", "patternProperties")
+_NOT_CLOSING = frozenset({*_OPENERS, *_COMPOSERS})
+_VALUES = frozenset({"enum", "const", "default", "examples"})
+_KEYS = re.compile(r'"(\$id|id|not|if|\$defs|definitions|allOf|then|else|dependentSchemas|patternProperties)":(")?')
+
+
+# ============================================================================================ always: narrowed
+def narrowed(schema: Any, text: str) -> Any:
+    """``schema`` (compact text: ``text``) narrowed so that every text llguidance writes for it is valid (see the
+    module doc), its annotations left out (llguidance has no use for them). The text tells cheaply what a walk
+    would."""
+    return _Narrowing(schema, text).result
+
+
+class _Narrowing:
+    def __init__(self, schema: Any, text: str) -> None:
+        self.result = schema
+        root = {} if schema is True else schema
+        defs = root.get("$defs", {}) if isinstance(root, dict) else None
+        if not isinstance(defs, dict) or NUMBER_NAME in defs or OPEN_NAME in defs:
+            return
+        keys = _KEYS.findall(text)  # one pass over the text tells what a walk would
+        seen = {key for key, _ in keys}
+        own = next((root[k] for k in ("$id", "id") if isinstance(root.get(k), str)), None)
+        base = own.split("#")[0] if own else ""
+        if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None) and not base:
+            # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: the root gets one to name
+            base = "https://corral.invalid/schema.json"
+            root = {("id" if "draft-04" in str(root.get("$schema")) else "$id"): base, **root}
+        self.refs = {name: {"$ref": f"{base}#/$defs/{name}"} for name in (NUMBER_NAME, OPEN_NAME)}
+        self.used: set[str] = set()
+        self.defs = not {"not", "if"} & seen
+        # definitions are closed unless some schema joins two on one value; the text tells of most joins, the
+        # walk of the rest (then it is walked again)
+        self.defs_closable = self.defs and not seen & set(_JOINING)
+        self.joined = False
+        out = self.visit(root, True)
+        if self.joined and self.defs_closable and {"$defs", "definitions"} & seen:
+            self.defs_closable, self.used = False, set()
+            out = self.visit(root, True)
+        if self.used:
+            out = {**out, "$defs": {**out.get("$defs", {}), **{n: self.shared_schema(n) for n in sorted(self.used)}}}
+        self.result = out
+
+    def shared(self, name: str) -> dict[str, Any]:
+        self.used.add(name)
+        return self.refs[name]
+
+    def shared_schema(self, name: str) -> dict[str, Any]:
+        if name == NUMBER_NAME:
+            return {"type": "number", "minimum": -1e15, "maximum": 1e15}
+        return {"type": _OPEN_VALUE, "items": self.refs[OPEN_NAME], "additionalProperties": self.refs[OPEN_NAME],
+                "maxProperties": OPEN_KEYS}
+
+    def visit(self, d: Any, closable: bool) -> Any:
+        if not isinstance(d, dict):
+            return self.shared(OPEN_NAME) if d is True and closable else d
+        declared = d.get("type")
+        if isinstance(declared, str) and declared in _SETTLED and d.keys().isdisjoint(_PLACES):
+            return d  # a string, integer, boolean or null: nothing to narrow
+        if closable and d.keys() <= NOTES:
+            return self.shared(OPEN_NAME)  # (recursive: llguidance cannot intersect it with another schema)
+        if "$ref" in d and d.keys() - NOTES == {"$ref"}:
+            return {"$ref": d["$ref"]}
+        out = dict(d)
+        for note in d.keys() & NOTES:  # llguidance has no use for them
+            del out[note]
+        return self.narrow(out, closable)
+
+    def narrow(self, d: dict[str, Any], closable: bool) -> Any:
+        """``d`` narrowed; where another schema applies to the same value (not ``closable``), only a plain number
+        is, so that llguidance's intersection of the two stays what it was."""
+        keys = d.keys()
+        if not keys.isdisjoint(_DECIDED_ELSEWHERE):
+            self.joined = self.joined or _joins(d)
+            return _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
+        declared = d.get("type")
+        names = (declared,) if isinstance(declared, str) else declared or _TYPES
+        if closable and "array" in names and "items" not in d and "unevaluatedItems" not in d:
+            d["items"] = self.shared(OPEN_NAME)
+        if closable and "object" in names:
+            listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
+            required = d.get("required") if isinstance(d.get("required"), list) else []
+            if _closes(d, listed, required):
+                d["additionalProperties"] = False
+            elif keys.isdisjoint(_FREE):
+                d["additionalProperties"] = self.shared(OPEN_NAME)
+                if not listed and "maxProperties" not in d:  # llguidance lets two extra keys be equal
+                    d["maxProperties"] = max(OPEN_KEYS, _count(d.get("minProperties")), len(required))
+        d = _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
+        if "number" not in names or not keys.isdisjoint(_NUMBER_BOUNDS):
+            return d
+        others = [t for t in names if t != "number"]
+        plain = keys <= {"type", "format"}
+        if plain and not others:  # a plain number: the shared bounded one
+            return self.shared(NUMBER_NAME)
+        if not closable:  # (a union here would multiply out in llguidance's intersection with the others)
+            return d
+        if plain:
+            rest = {"type": others, **({"format": d["format"]} if "format" in d else {})}
+            return {"anyOf": [self.shared(NUMBER_NAME), rest]}
+        d["type"] = others if "integer" in others else [*others, "integer"]  # no fractions, so no exponent
+        return d
+
+
+# ============================================================================================= asked: bounded
+def bounded(schema: Any) -> Any:
+    """A copy of ``schema`` with bounds on every open number, array, object and string (see the module doc)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = copy.deepcopy(schema)
+    nested_ids = _has_id(list(schema.values()))
+    if nested_ids or ANY_NAME in (schema.get("$defs") or {}):
+        anything: dict[str, Any] = bounded_any()  # a "#/..." reference would resolve inside an inner $id
+    else:
+        root = schema["$id"].split("#")[0] if isinstance(schema.get("$id"), str) else ""
+        anything = {"$ref": f"{root}#/$defs/{ANY_NAME}"}
+    _bound(out, not _has_unsafe(schema), anything, closable=True, defs_closable=_defs_closable(schema))
+    if "$ref" in anything:
+        out.setdefault("$defs", {})[ANY_NAME] = bounded_any()
+    return out
+
+
+def bounded_any(depth: int = ANY_DEPTH) -> dict[str, Any]:
+    """Any JSON value, nested at most ``depth`` levels, each level bounded."""
+    if depth <= 0:
+        return {"type": ["null", "boolean", "integer", "number", "string"], "maxLength": OPEN_LENGTH,
+                "maximum": OPEN_NUMBER, "minimum": -OPEN_NUMBER}
+    inner = bounded_any(depth - 1)
+    return {"maxItems": OPEN_ITEMS, "maxProperties": OPEN_KEYS, "maxLength": OPEN_LENGTH,
+            "maximum": OPEN_NUMBER, "minimum": -OPEN_NUMBER, "items": inner, "additionalProperties": inner}
+
+
+def _bound(d: dict[str, Any], defs: bool, anything: dict[str, Any], closable: bool, defs_closable: bool) -> Any:
+    """Bound ``d`` in place (and return it). ``closable``: no sibling schema applies to the same value (``allOf``,
+    ``anyOf``, ``then`` do), so closing its object to the listed properties cannot contradict one."""
+
+    def visit(sub: Any, closable: bool) -> Any:
+        return _bound(sub, defs, anything, closable, defs_closable) if isinstance(sub, dict) else sub
+
+    if "const" in d or "enum" in d or ("$ref" in d and len(d) == 1):
+        return _descend(d, visit, defs, defs_closable, closable)
+    kinds = _types(d)
+    if kinds & {"integer", "number"}:
+        lows = [v for v in (_number(d.get("minimum")), _number(d.get("exclusiveMinimum"))) if v is not None]
+        highs = [v for v in (_number(d.get("maximum")), _number(d.get("exclusiveMaximum"))) if v is not None]
+        if not highs:
+            d["maximum"] = max(OPEN_NUMBER, int(max(lows)) + OPEN_NUMBER) if lows else OPEN_NUMBER
+        if not lows:
+            d["minimum"] = min(-OPEN_NUMBER, int(min(highs)) - OPEN_NUMBER) if highs else -OPEN_NUMBER
+    if "array" in kinds:
+        if "maxItems" not in d:
+            d["maxItems"] = max(OPEN_ITEMS, _count(d.get("minItems")))
+        if "items" not in d and "unevaluatedItems" not in d:
+            d["items"] = dict(anything)
+    if "object" in kinds:
+        listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
+        required = d.get("required") if isinstance(d.get("required"), list) else []
+        composed = any(k in d for k in ("allOf", "anyOf", "$ref"))
+        if "maxProperties" not in d and set(listed) <= set(required) and not composed:
+            # llguidance (strict) counts properties only when every listed one is required (merged ones too)
+            d["maxProperties"] = max(OPEN_KEYS if not listed else OPEN_ITEMS, _count(d.get("minProperties")),
+                                     len(listed), len(required))
+        if closable and _closes(d, listed, required):
+            # extra properties are where a small model loops ('"trees:":1.0' again and again), and llguidance
+            # lets them repeat a key; YAML and XML write none beside listed ones either
+            d["additionalProperties"] = False
+        if not listed and not any(k in d for k in ("additionalProperties", "unevaluatedProperties",
+                                                   "patternProperties")):
+            # only for objects that list nothing: beside listed names llguidance must build a regex excluding
+            # them, which made compiling JSONSchemaBench about 14 times slower
+            d["additionalProperties"] = dict(anything)
+    if "string" in kinds and "maxLength" not in d and "pattern" not in d:
+        d["maxLength"] = max(OPEN_LENGTH, _count(d.get("minLength")))
+    return _descend(d, visit, defs, defs_closable, closable)
+
+
+# ================================================================================ where narrowing is sound
+def _descend(d: dict[str, Any], visit: Callable[[Any, bool], Any], defs: bool, defs_closable: bool,
+             closable: bool, one_of: bool = False) -> dict[str, Any]:
+    """``d`` with each subschema at a place where narrowing is sound replaced by ``visit(subschema, closable)``.
+
+    ``closable``: whether ``d`` itself is (no sibling schema applies to its value); what ``d`` holds is closable
+    where ``d`` is, an ``anyOf`` branch only if ``d`` names no property, a property's value only if no pattern
+    property may apply to it, a definition where ``defs_closable``. ``one_of``: ``oneOf`` branches too (for
+    llguidance, which reads ``oneOf`` as ``anyOf``). Nothing under ``not`` or ``if`` is visited, nor ``$defs``
+    unless ``defs``."""
+    for keyword in d.keys() & _PLACES:
+        sub = d[keyword]
+        if keyword in _MAPS and isinstance(sub, dict) and (defs or keyword in ("properties", "patternProperties")):
+            inner = (closable and "patternProperties" not in d if keyword == "properties"
+                     else False if keyword == "patternProperties" else defs_closable)
+            d[keyword] = {name: visit(s, inner) for name, s in sub.items()}
+        elif keyword in _LISTS and isinstance(sub, list) and (one_of or keyword != "oneOf"):
+            inner = closable if keyword == "prefixItems" else keyword != "allOf" and closable and d.keys().isdisjoint(
+                _NAMING)
+            d[keyword] = [visit(s, inner) for s in sub]
+        elif keyword not in _MAPS and keyword not in _LISTS:
+            d[keyword] = visit(sub, closable and keyword not in ("then", "else"))
+    return d
+
+
+_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+_LISTS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
+_PLACES = _MAPS | _LISTS | {"items", "additionalProperties", "then", "else", "unevaluatedProperties",
+                            "unevaluatedItems", "additionalItems"}
+
+
+def _closes(d: dict[str, Any], listed: dict[str, Any], required: list[Any]) -> bool:
+    """Whether an object listing properties may be closed to them: nothing else names or counts properties,
+    and nothing it requires (directly, by ``dependentRequired``, by ``minProperties``) lies outside the list."""
+    if not listed or any(not _says_nothing(k, d[k]) for k in d.keys() & _NOT_CLOSING):
+        return False
+    dependent = d.get("dependentRequired") if isinstance(d.get("dependentRequired"), dict) else {}
+    needed = {*required, *dependent, *(n for names in dependent.values() if isinstance(names, list) for n in names)}
+    least = _count(d.get("minProperties"))
+    # llguidance counts properties only when every listed one is required; otherwise (lenient) minProperties
+    # counts extra ones, which a closed object has none of
+    return needed <= listed.keys() and (least == 0 or (listed.keys() <= set(required) and least <= len(listed)))
+
+
+def _says_nothing(keyword: str, value: Any) -> bool:
+    """``additionalProperties: true`` (or ``{}``) allows what leaving it out allows."""
+    return keyword in ("additionalProperties", "unevaluatedProperties") and value in (True, {})
+
+
+def _joins(d: dict[str, Any]) -> bool:
+    """Whether ``d`` joins two schemas on one value beyond what the text shows (``allOf`` and the like): an
+    ``anyOf`` beside keywords naming properties, or a ``$ref`` beside assertions."""
+    keys = d.keys()
+    return (not keys.isdisjoint(("anyOf", "oneOf")) and not keys.isdisjoint(_NAMING)) or (
+        "$ref" in d and any(k in ASSERTIONS for k in keys if k != "$ref"))
+
+
+def _defs_closable(schema: Any) -> bool:
+    """Whether objects under ``$defs`` may be closed: every reference stands alone and no applicator joins
+    two schemas on one value (a definition used inside ``allOf`` must not lose its siblings' properties)."""
+    if isinstance(schema, dict):
+        if any(k in schema for k in _JOINING) or _joins(schema):
+            return False
+        return all(_defs_closable(v) for k, v in schema.items() if k not in _VALUES)
+    if isinstance(schema, list):
+        return all(_defs_closable(v) for v in schema)
+    return True
+
+
+def _has_unsafe(schema: Any) -> bool:
+    """Whether ``not``, ``if`` or ``oneOf`` occur (then ``bounded`` leaves ``$defs`` alone)."""
+    if isinstance(schema, dict):
+        return any(k in schema for k in ("not", "if", "oneOf")) or any(_has_unsafe(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_unsafe(v) for v in schema)
+    return False
+
+
+def _has_id(value: Any) -> bool:
+    if isinstance(value, dict):
+        return isinstance(value.get("$id"), str) or any(_has_id(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_id(v) for v in value)
+    return False
+
+
+def _types(d: dict[str, Any]) -> set[str]:
+    declared = d.get("type")
+    if isinstance(declared, str):
+        declared = [declared]
+    if not isinstance(declared, list):
+        return set(_TYPES)
+    found = {t for t in declared if isinstance(t, str)}
+    return found | ({"number"} if "integer" in found else set()) | ({"integer"} if "number" in found else set())
+
+
+def _number(value: Any) -> int | float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

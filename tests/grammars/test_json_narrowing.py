@@ -1,0 +1,96 @@
+"""JSON output narrowed for llguidance (``corral.grammars.schema._narrow.narrowed``): every text drawn from the
+compiled grammar of a small schema parses and validates, and ``enforcement`` calls every keyword exact."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from corral.grammars import Grammar, GrammarError, accepts, compile_schema, enforcement, sample
+from corral.grammars._sample import random_walk
+from corral.schema import is_valid, parse_sample
+
+NAMES = st.sampled_from(["a", "b", "id", "x y"])
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.25, 1e20]),
+                    st.sampled_from(["", "x", "é"]))
+INTS = st.integers(-50, 50)
+NUMBERS = st.one_of(INTS, st.sampled_from([-2.5, 0.5, 3.25]))
+
+
+def _typed(kind: str | list[str], **optional: st.SearchStrategy) -> st.SearchStrategy:
+    return st.fixed_dictionaries({"type": st.just(kind)}, optional=optional)
+
+
+leaves = st.one_of(
+    st.just({}),
+    _typed("number", minimum=NUMBERS, maximum=NUMBERS),
+    _typed("integer", minimum=INTS, maximum=INTS, exclusiveMinimum=INTS, exclusiveMaximum=INTS),
+    _typed("string", minLength=st.integers(0, 4), maxLength=st.integers(0, 9)),
+    st.sampled_from(["boolean", "null", ["number", "null"], ["integer", "string"], ["number", "string"]]).map(
+        lambda kind: {"type": kind}),
+    st.lists(SCALARS, min_size=1, max_size=4).map(lambda values: {"enum": values}),
+    SCALARS.map(lambda value: {"const": value}),
+)
+
+
+def _containers(child: st.SearchStrategy) -> st.SearchStrategy:
+    def obj(properties: dict[str, Any], required: list[str], typed: bool) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object"} if typed else {}
+        schema["properties"] = properties
+        if [n for n in required if n in properties]:
+            schema["required"] = [n for n in required if n in properties]
+        return schema
+
+    def arr(items: Any, low: int | None, high: int | None) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "array"}
+        for keyword, value in (("items", items), ("minItems", low), ("maxItems", high)):
+            if value is not None:
+                schema[keyword] = value
+        return schema
+
+    return st.one_of(
+        st.builds(obj, st.dictionaries(NAMES, child, max_size=3), st.lists(NAMES, max_size=3, unique=True),
+                  st.booleans()),
+        st.builds(arr, st.one_of(st.none(), child), st.one_of(st.none(), st.integers(0, 2)),
+                  st.one_of(st.none(), st.integers(2, 4))),
+        st.sampled_from([{"type": "object"}, {"type": "array"}, {"type": "object", "minProperties": 1}]),
+    )
+
+
+small_schemas = st.recursive(leaves, _containers, max_leaves=6)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=small_schemas, seed=st.integers(0, 10**6))
+def test_every_text_of_a_small_schema_validates(schema, seed):
+    try:
+        Grammar.json_schema(schema)  # llguidance's own verdict on the schema as written
+    except GrammarError:
+        return  # no value fits (minimum 0 with exclusiveMaximum 0)
+    found = enforcement(schema, "json")
+    assert found.sound, found.after
+    grammar = compile_schema(schema, "json")
+    grammar.validate()  # narrowing left a value
+    drawn = 0
+    for k in range(3):
+        text = sample(grammar, random_walk(seed + k, 0.1 + 0.2 * k), max_bytes=3000, strict=True)
+        if text is None:
+            continue
+        drawn += 1
+        assert is_valid(schema, parse_sample(text, "json")), (text, schema)
+    assert drawn, "no text drawn: nothing was checked"
+
+
+def test_narrowing_keeps_what_the_schema_asks_and_drops_only_what_llguidance_would_get_wrong():
+    schema = {"type": "object", "properties": {"n": {"type": "number", "description": "a price"},
+                                               "m": {"type": ["number", "null"]}, "any": {}},
+              "required": ["n"]}
+    grammar = compile_schema(schema, "json")
+    assert "description" not in grammar.source and '"additionalProperties":false' in grammar.source
+    for text in ('{"n":-12.5}', '{"n":3,"m":null}', '{"n":1,"m":0.25,"any":{"k":[1,"x"]}}'):
+        assert accepts(grammar, text), text
+    for text in ('{"n":1e999}', '{"n":1,"other":2}', '{"n":1,"any":1.5}', '{"n":1,"any":{"a":1,"b":2}}'):
+        assert not accepts(grammar, text), text
+
