@@ -54,9 +54,16 @@ _FREE = frozenset({"additionalProperties", "unevaluatedProperties", "patternProp
 _OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties", "propertyNames", "dependencies")
 _COMPOSERS = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "then", "else", "not", "dependentSchemas")
 _NAMING = frozenset({*_OPENERS, "properties", "required", "minProperties", "maxProperties", "dependentRequired"})
-_JOINING = ("allOf", "then", "else", "dependentSchemas", "patternProperties")
+_JOINING = ("then", "else", "dependentSchemas")
 _NOT_CLOSING = frozenset({*_OPENERS, *_COMPOSERS})
 _VALUES = frozenset({"enum", "const", "default", "examples"})
+_KEPT = ASSERTIONS | {"$defs", "definitions", "$id", "id", "$anchor", "$dynamicAnchor", "$schema", "x-guidance"}
+_KIND = {**dict.fromkeys(("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+                          "minProperties", "maxProperties", "dependentRequired", "unevaluatedProperties"), "object"),
+         **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains",
+                          "unevaluatedItems"), "array"),
+         **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
+         **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number")}
 _KEYS = re.compile(r'"(\$id|id|not|if|\$defs|definitions|allOf|then|else|dependentSchemas|patternProperties)":(")?')
 
 
@@ -78,21 +85,25 @@ class _Narrowing:
         keys = _KEYS.findall(text)  # one pass over the text tells what a walk would
         seen = {key for key, _ in keys}
         own = next((root[k] for k in ("$id", "id") if isinstance(root.get(k), str)), None)
-        base = own.split("#")[0] if own else ""
-        if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None) and not base:
-            # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: the root gets one to name
-            base = "https://corral.invalid/schema.json"
-            root = {("id" if "draft-04" in str(root.get("$schema")) else "$id"): base, **root}
+        base = ""  # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: refer to the root's
+        if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None):
+            if own is None:  # the root gets an id to be named by
+                base = "https://corral.invalid/schema.json"
+                root = {("id" if "draft-04" in str(root.get("$schema")) else "$id"): base, **root}
+            elif "://" in own or own.startswith("urn:"):
+                base = own.split("#")[0]
+            else:
+                return  # (a relative id resolves against a base the engine chooses)
         self.refs = {name: {"$ref": f"{base}#/$defs/{name}"} for name in (NUMBER_NAME, OPEN_NAME)}
         self.used: set[str] = set()
-        self.defs = not {"not", "if"} & seen
-        # definitions are closed unless some schema joins two on one value; the text tells of most joins, the
-        # walk of the rest (then it is walked again)
-        self.defs_closable = self.defs and not seen & set(_JOINING)
-        self.joined = False
+        # definitions are narrowed unless a `not` or `if` refers to one (narrowing under them widens), and closed
+        # unless some schema joins two on one value; the text tells of most joins, the walk of the rest and of
+        # references under `not` and `if` (then the schema is walked again)
+        self.defs, self.defs_closable = True, not seen & set(_JOINING)
+        self.joined = self.negated = False
         out = self.visit(root, True)
-        if self.joined and self.defs_closable and {"$defs", "definitions"} & seen:
-            self.defs_closable, self.used = False, set()
+        if {"$defs", "definitions"} & seen and (self.negated or (self.joined and self.defs_closable)):
+            self.defs, self.defs_closable, self.used = not self.negated, False, set()
             out = self.visit(root, True)
         if self.used:
             out = {**out, "$defs": {**out.get("$defs", {}), **{n: self.shared_schema(n) for n in sorted(self.used)}}}
@@ -114,23 +125,30 @@ class _Narrowing:
         declared = d.get("type")
         if isinstance(declared, str) and declared in _SETTLED and d.keys().isdisjoint(_PLACES):
             return d  # a string, integer, boolean or null: nothing to narrow
-        if closable and d.keys() <= NOTES:
+        # llguidance has no use for annotations and unknown words (but a subschema kept under one may be referred to)
+        drop = [k for k, v in d.items() if k not in _KEPT and (k in NOTES or not isinstance(v, dict | list))]
+        if closable and len(drop) == len(d):
             return self.shared(OPEN_NAME)  # (recursive: llguidance cannot intersect it with another schema)
-        if "$ref" in d and d.keys() - NOTES == {"$ref"}:
+        if len(drop) == len(d) - 1 and "$ref" in d:
             return {"$ref": d["$ref"]}
         out = dict(d)
-        for note in d.keys() & NOTES:  # llguidance has no use for them
-            del out[note]
+        for key in drop:
+            del out[key]
         return self.narrow(out, closable)
 
     def narrow(self, d: dict[str, Any], closable: bool) -> Any:
         """``d`` narrowed; where another schema applies to the same value (not ``closable``), only a plain number
         is, so that llguidance's intersection of the two stays what it was."""
         keys = d.keys()
+        if "not" in d or "if" in d:
+            self.negated = self.negated or _refers(d.get("not")) or _refers(d.get("if"))
+        self.joined = self.joined or _joins(d)
         if not keys.isdisjoint(_DECIDED_ELSEWHERE):
-            self.joined = self.joined or _joins(d)
             return _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
         declared = d.get("type")
+        if declared is None and len(kind := {_KIND.get(k) for k in keys} - {None}) == 1 and (
+                closable or kind == {"object"}):  # (where joined, a kind other schemas may exclude is not assumed)
+            declared = d["type"] = kind.pop()  # untyped, but its keywords speak of one kind (`properties`...)
         names = (declared,) if isinstance(declared, str) else declared or _TYPES
         if closable and "array" in names and "items" not in d and "unevaluatedItems" not in d:
             d["items"] = self.shared(OPEN_NAME)
@@ -245,11 +263,10 @@ def _descend(d: dict[str, Any], visit: Callable[[Any, bool], Any], defs: bool, d
         sub = d[keyword]
         if keyword in _MAPS and isinstance(sub, dict) and (defs or keyword in ("properties", "patternProperties")):
             inner = (closable and "patternProperties" not in d if keyword == "properties"
-                     else False if keyword == "patternProperties" else defs_closable)
+                     else closable and "properties" not in d if keyword == "patternProperties" else defs_closable)
             d[keyword] = {name: visit(s, inner) for name, s in sub.items()}
         elif keyword in _LISTS and isinstance(sub, list) and (one_of or keyword != "oneOf"):
-            inner = closable if keyword == "prefixItems" else keyword != "allOf" and closable and d.keys().isdisjoint(
-                _NAMING)
+            inner = closable and (keyword == "prefixItems" or not _joins(d))
             d[keyword] = [visit(s, inner) for s in sub]
         elif keyword not in _MAPS and keyword not in _LISTS:
             d[keyword] = visit(sub, closable and keyword not in ("then", "else"))
@@ -281,11 +298,22 @@ def _says_nothing(keyword: str, value: Any) -> bool:
 
 
 def _joins(d: dict[str, Any]) -> bool:
-    """Whether ``d`` joins two schemas on one value beyond what the text shows (``allOf`` and the like): an
-    ``anyOf`` beside keywords naming properties, or a ``$ref`` beside assertions."""
+    """Whether ``d`` joins two schemas on one value (besides ``then``, ``else`` and ``dependentSchemas``, which
+    the text shows): an ``allOf`` of several or beside assertions, an ``anyOf`` beside keywords naming
+    properties, a ``$ref`` beside assertions, pattern properties beside listed ones."""
     keys = d.keys()
+    if "allOf" in d and (len(d["allOf"]) > 1 or any(k in ASSERTIONS for k in keys if k != "allOf")):
+        return True
     return (not keys.isdisjoint(("anyOf", "oneOf")) and not keys.isdisjoint(_NAMING)) or (
-        "$ref" in d and any(k in ASSERTIONS for k in keys if k != "$ref"))
+        "$ref" in d and any(k in ASSERTIONS for k in keys if k != "$ref")) or (
+        "patternProperties" in d and "properties" in d)
+
+
+def _refers(schema: Any) -> bool:
+    """Whether a ``$ref`` occurs in ``schema``."""
+    if isinstance(schema, dict):
+        return "$ref" in schema or any(_refers(v) for k, v in schema.items() if k not in _VALUES)
+    return isinstance(schema, list) and any(_refers(v) for v in schema)
 
 
 def _defs_closable(schema: Any) -> bool:
