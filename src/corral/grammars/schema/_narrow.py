@@ -25,8 +25,10 @@ import copy
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from ._enforcement import ASSERTIONS
+from ._values import escape_pointer
 
 OPEN_NUMBER = 10**15 - 1
 """How far an open side of a number reaches past the other bound (15 digits, as the YAML/XML compilers)."""
@@ -54,10 +56,23 @@ _FREE = frozenset({"additionalProperties", "unevaluatedProperties", "patternProp
 _OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties", "propertyNames", "dependencies")
 _COMPOSERS = ("allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "then", "else", "not", "dependentSchemas")
 _NAMING = frozenset({*_OPENERS, "properties", "required", "minProperties", "maxProperties", "dependentRequired"})
-_JOINING = ("allOf", "then", "else", "dependentSchemas", "patternProperties")
+_JOINING = ("then", "else", "dependentSchemas")
 _NOT_CLOSING = frozenset({*_OPENERS, *_COMPOSERS})
+_SCALAR = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                     "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
+                     "uniqueItems"})
+"""Assertions beside a ``$ref`` that neither name properties nor hold subschemas: they join nothing."""
+_LLG_IGNORES = frozenset({"if", "then", "else", "not", "dependentSchemas", "propertyNames", "unevaluatedProperties"})
+"""Keywords llguidance ignores (lenient mode): they join nothing in the grammar it builds."""
 _VALUES = frozenset({"enum", "const", "default", "examples"})
-_KEYS = re.compile(r'"(\$id|id|not|if|\$defs|definitions|allOf|then|else|dependentSchemas|patternProperties)":(")?')
+_KEPT = ASSERTIONS | {"$defs", "definitions", "$id", "id", "$anchor", "$dynamicAnchor", "$schema", "x-guidance"}
+_KIND = {**dict.fromkeys(("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+                          "minProperties", "maxProperties", "dependentRequired", "unevaluatedProperties"), "object"),
+         **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains",
+                          "unevaluatedItems"), "array"),
+         **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
+         **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number")}
+_KEYS = re.compile(r'"(\$id|id|not|if)":(")?')
 
 
 # ============================================================================================ always: narrowed
@@ -78,25 +93,76 @@ class _Narrowing:
         keys = _KEYS.findall(text)  # one pass over the text tells what a walk would
         seen = {key for key, _ in keys}
         own = next((root[k] for k in ("$id", "id") if isinstance(root.get(k), str)), None)
-        base = own.split("#")[0] if own else ""
-        if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None) and not base:
-            # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: the root gets one to name
-            base = "https://corral.invalid/schema.json"
-            root = {("id" if "draft-04" in str(root.get("$schema")) else "$id"): base, **root}
+        base = ""  # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: refer to the root's
+        if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None):
+            if own is None:  # the root gets an id to be named by
+                base = "https://corral.invalid/schema.json"
+                root = {("id" if "draft-04" in str(root.get("$schema")) else "$id"): base, **root}
+            elif "://" in own or own.startswith("urn:"):
+                base = own.split("#")[0]
+            else:
+                return  # (a relative id resolves against a base the engine chooses)
         self.refs = {name: {"$ref": f"{base}#/$defs/{name}"} for name in (NUMBER_NAME, OPEN_NAME)}
         self.used: set[str] = set()
-        self.defs = not {"not", "if"} & seen
-        # definitions are closed unless some schema joins two on one value; the text tells of most joins, the
-        # walk of the rest (then it is walked again)
-        self.defs_closable = self.defs and not seen & set(_JOINING)
-        self.joined = False
-        out = self.visit(root, True)
-        if self.joined and self.defs_closable and {"$defs", "definitions"} & seen:
-            self.defs_closable, self.used = False, set()
-            out = self.visit(root, True)
+        # A definition is narrowed unless a `not` or `if` refers to it (narrowing under them widens), and closed
+        # unless it is reached where another schema applies to the same value; either spreads to what it refers
+        # to. Definitions nested deeper than the root's are never closed, and narrowed only if no `not` or `if`
+        # occurs at all.
+        self.defs, self.defs_closable = not {"not", "if"} & seen, False
+        self.joined: set[str] = set()
+        self.negated: set[str] = set()
+        self.edges: dict[str, set[str]] = {}
+        self.current = ""
+        tops = [k for k in ("$defs", "definitions") if isinstance(root.get(k), dict)]
+        out = self.visit({k: v for k, v in root.items() if k not in tops}, True)
+        if out is self.refs[OPEN_NAME] or out is self.refs[NUMBER_NAME]:
+            out = dict(out)
+        out.update(self.definitions(root, tops))
         if self.used:
-            out = {**out, "$defs": {**out.get("$defs", {}), **{n: self.shared_schema(n) for n in sorted(self.used)}}}
+            out["$defs"] = {**out.get("$defs", {}), **{n: self.shared_schema(n) for n in sorted(self.used)}}
         self.result = out
+
+    def definitions(self, root: dict[str, Any], tops: list[str]) -> dict[str, Any]:
+        """The root's definitions, each narrowed as what reaches it allows, until that no longer changes."""
+        found: dict[str, dict[str, Any]] = {top: {} for top in tops}
+        states: dict[str, str] = {}
+        while True:
+            joined, negated = self.closure(self.joined), self.closure(self.negated)
+            todo = []
+            for top in tops:
+                for name in root[top]:
+                    where = f"#/{top}/{escape_pointer(name)}"
+                    state = "kept" if where in negated else "joined" if where in joined else "alone"
+                    if states.get(where) != state:
+                        todo.append((top, name, where, state))
+            if not todo:
+                return found
+            for top, name, where, state in todo:
+                states[where], self.current = state, where
+                sub = root[top][name]
+                if state == "kept":
+                    self.edges[where] = {_definition(r) for r in _references(sub)} - {None}  # type: ignore[misc]
+                    found[top][name] = sub
+                else:
+                    found[top][name] = self.visit(sub, state == "alone")
+            self.current = ""
+
+    def closure(self, start: set[str]) -> set[str]:
+        out, todo = set(start), list(start)
+        while todo:
+            for target in self.edges.get(todo.pop(), ()):
+                if target not in out:
+                    out.add(target)
+                    todo.append(target)
+        return out
+
+    def reached(self, ref: Any, joined: bool) -> None:
+        """Note a reference: the definition it reaches, from the one being walked, and whether it is joined."""
+        target = _definition(ref)
+        if target is not None:
+            self.edges.setdefault(self.current, set()).add(target)
+            if joined:
+                self.joined.add(target)
 
     def shared(self, name: str) -> dict[str, Any]:
         self.used.add(name)
@@ -114,30 +180,40 @@ class _Narrowing:
         declared = d.get("type")
         if isinstance(declared, str) and declared in _SETTLED and d.keys().isdisjoint(_PLACES):
             return d  # a string, integer, boolean or null: nothing to narrow
-        if closable and d.keys() <= NOTES:
+        # llguidance has no use for annotations and unknown words (but a subschema kept under one may be referred to)
+        drop = [k for k, v in d.items() if k not in _KEPT and (k in NOTES or not isinstance(v, dict | list))]
+        if closable and len(drop) == len(d):
             return self.shared(OPEN_NAME)  # (recursive: llguidance cannot intersect it with another schema)
-        if "$ref" in d and d.keys() - NOTES == {"$ref"}:
+        if len(drop) == len(d) - 1 and "$ref" in d:
+            self.reached(d["$ref"], not closable)
             return {"$ref": d["$ref"]}
         out = dict(d)
-        for note in d.keys() & NOTES:  # llguidance has no use for them
-            del out[note]
+        for key in drop:
+            del out[key]
         return self.narrow(out, closable)
 
     def narrow(self, d: dict[str, Any], closable: bool) -> Any:
         """``d`` narrowed; where another schema applies to the same value (not ``closable``), only a plain number
         is, so that llguidance's intersection of the two stays what it was."""
         keys = d.keys()
-        if not keys.isdisjoint(_DECIDED_ELSEWHERE):
-            self.joined = self.joined or _joins(d)
+        for word in ("not", "if"):
+            self.negated.update(r for r in map(_definition, _references(d.get(word))) if r is not None)
+        if "$ref" in d:
+            self.reached(d["$ref"], not closable or _joins(d))
+        bare = "allOf" in d and not _effective(d["allOf"])  # (an allOf of if/then pairs, say)
+        if not keys.isdisjoint(_DECIDED_ELSEWHERE) and not (bare and keys & _DECIDED_ELSEWHERE == {"allOf"}):
             return _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
         declared = d.get("type")
+        if declared is None and len(kind := {_KIND.get(k) for k in keys} - {None}) == 1 and (
+                closable or kind == {"object"}):  # (where joined, a kind other schemas may exclude is not assumed)
+            declared = d["type"] = kind.pop()  # untyped, but its keywords speak of one kind (`properties`...)
         names = (declared,) if isinstance(declared, str) else declared or _TYPES
         if closable and "array" in names and "items" not in d and "unevaluatedItems" not in d:
             d["items"] = self.shared(OPEN_NAME)
         if closable and "object" in names:
             listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
             required = d.get("required") if isinstance(d.get("required"), list) else []
-            if _closes(d, listed, required):
+            if _closes(d, listed, required, _NOT_CLOSING - _LLG_IGNORES - ({"allOf"} if bare else set())):
                 d["additionalProperties"] = False
             elif keys.isdisjoint(_FREE):
                 d["additionalProperties"] = self.shared(OPEN_NAME)
@@ -245,11 +321,11 @@ def _descend(d: dict[str, Any], visit: Callable[[Any, bool], Any], defs: bool, d
         sub = d[keyword]
         if keyword in _MAPS and isinstance(sub, dict) and (defs or keyword in ("properties", "patternProperties")):
             inner = (closable and "patternProperties" not in d if keyword == "properties"
-                     else False if keyword == "patternProperties" else defs_closable)
+                     else closable and "properties" not in d if keyword == "patternProperties" else defs_closable)
             d[keyword] = {name: visit(s, inner) for name, s in sub.items()}
         elif keyword in _LISTS and isinstance(sub, list) and (one_of or keyword != "oneOf"):
-            inner = closable if keyword == "prefixItems" else keyword != "allOf" and closable and d.keys().isdisjoint(
-                _NAMING)
+            inner = closable and (keyword == "prefixItems" or not _joins(d)) and (keyword != "allOf" or (
+                len(sub) == 1 and not any(k in ASSERTIONS for k in d if k != "allOf")))  # (a reference, in effect)
             d[keyword] = [visit(s, inner) for s in sub]
         elif keyword not in _MAPS and keyword not in _LISTS:
             d[keyword] = visit(sub, closable and keyword not in ("then", "else"))
@@ -262,10 +338,11 @@ _PLACES = _MAPS | _LISTS | {"items", "additionalProperties", "then", "else", "un
                             "unevaluatedItems", "additionalItems"}
 
 
-def _closes(d: dict[str, Any], listed: dict[str, Any], required: list[Any]) -> bool:
+def _closes(d: dict[str, Any], listed: dict[str, Any], required: list[Any],
+            blocking: frozenset[str] = _NOT_CLOSING) -> bool:
     """Whether an object listing properties may be closed to them: nothing else names or counts properties,
     and nothing it requires (directly, by ``dependentRequired``, by ``minProperties``) lies outside the list."""
-    if not listed or any(not _says_nothing(k, d[k]) for k in d.keys() & _NOT_CLOSING):
+    if not listed or any(not _says_nothing(k, d[k]) for k in d.keys() & blocking):
         return False
     dependent = d.get("dependentRequired") if isinstance(d.get("dependentRequired"), dict) else {}
     needed = {*required, *dependent, *(n for names in dependent.values() if isinstance(names, list) for n in names)}
@@ -281,11 +358,37 @@ def _says_nothing(keyword: str, value: Any) -> bool:
 
 
 def _joins(d: dict[str, Any]) -> bool:
-    """Whether ``d`` joins two schemas on one value beyond what the text shows (``allOf`` and the like): an
-    ``anyOf`` beside keywords naming properties, or a ``$ref`` beside assertions."""
+    """Whether ``d`` joins two schemas on one value as llguidance reads it: an ``allOf`` of several or beside
+    assertions, an ``anyOf`` beside keywords naming properties, a ``$ref`` beside assertions, pattern
+    properties beside listed ones (keywords llguidance ignores count for nothing)."""
     keys = d.keys()
+    branches = [b for b in d.get("allOf", ()) if _effective([b])]
+    if len(branches) > 1 or (branches and any(k in ASSERTIONS and k not in _LLG_IGNORES and k != "allOf"
+                                              for k in keys)):
+        return True
     return (not keys.isdisjoint(("anyOf", "oneOf")) and not keys.isdisjoint(_NAMING)) or (
-        "$ref" in d and any(k in ASSERTIONS for k in keys if k != "$ref"))
+        "$ref" in d and any(k in ASSERTIONS and k not in _SCALAR for k in keys if k != "$ref")) or (
+        "patternProperties" in d and "properties" in d)
+
+
+def _effective(branches: Any) -> bool:
+    """Whether some of ``branches`` constrains what llguidance writes (``false``, or a keyword it reads)."""
+    return not isinstance(branches, list) or any(b is False or (isinstance(b, dict) and any(
+        k in ASSERTIONS and k not in _LLG_IGNORES for k in b)) for b in branches)
+
+
+def _references(schema: Any) -> list[Any]:
+    """Every ``$ref`` in ``schema``."""
+    if isinstance(schema, dict):
+        return [*([schema["$ref"]] if "$ref" in schema else []),
+                *(r for k, v in schema.items() if k not in _VALUES for r in _references(v))]
+    return [r for v in schema for r in _references(v)] if isinstance(schema, list) else []
+
+
+def _definition(ref: Any) -> str | None:
+    """The root definition a reference reaches (``#/$defs/name``), if it reaches one."""
+    parts = unquote(ref.partition("#")[2]).split("/") if isinstance(ref, str) else []
+    return "/".join(["#", *parts[1:3]]) if len(parts) >= 3 and parts[1] in ("$defs", "definitions") else None
 
 
 def _defs_closable(schema: Any) -> bool:
