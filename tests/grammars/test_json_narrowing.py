@@ -94,3 +94,34 @@ def test_narrowing_keeps_what_the_schema_asks_and_drops_only_what_llguidance_wou
     for text in ('{"n":1e999}', '{"n":1,"other":2}', '{"n":1,"any":1.5}', '{"n":1,"any":{"a":1,"b":2}}'):
         assert not accepts(grammar, text), text
 
+
+
+def test_a_schema_a_reference_reaches_under_an_authors_own_word_is_narrowed_too():
+    # JSONSchemaBench Github_easy/o18039 and Github_hard/o65978 keep their schemas under words of their own
+    # (`#/baudrate`, `#/twitter/statuses/args`): left unnarrowed, llguidance wrote 5e723 for an open number
+    schema = {"type": "object", "required": ["rate", "args"],
+              "rate": {"type": "number", "title": "baud"},
+              "twitter": {"statuses": {"args": {"type": "object", "properties": {"lat": {"type": "number"}}},
+                                       "result": {"type": "array"}}},
+              "properties": {"rate": {"$ref": "#/rate"}, "args": {"$ref": "#/twitter/statuses/args"},
+                             "deep": {"$ref": "#/twitter/statuses/args/properties/lat"}}}
+    assert enforcement(schema, "json").sound
+    grammar = compile_schema(schema, "json")
+    for text in ('{"rate":9600,"args":{"lat":1.5}}', '{"rate":-2.25,"args":{},"deep":3}'):
+        assert accepts(grammar, text), text
+    for text in ('{"rate":5e723,"args":{}}', '{"rate":1,"args":{"lat":1e999}}', '{"rate":1,"args":{"x":1}}',
+                 '{"rate":1,"args":{},"deep":7e400}'):
+        assert not accepts(grammar, text), text
+    assert schema["rate"] == {"type": "number", "title": "baud"}  # the caller's schema is not changed
+    for seed in range(6):
+        text = sample(grammar, random_walk(seed, 0.3), max_bytes=3000, strict=True)
+        assert text is None or is_valid(schema, parse_sample(text, "json")), text
+
+
+def test_a_negated_class_that_excludes_a_quote_or_backslash_is_left_to_the_validator():
+    # llguidance's [^"] still takes an escaped quote (JSONSchemaBench Github_medium/o37613: '^[^,"]+$')
+    for pattern in ('^[^,"]+$', "^[^\"]$", "^[^\\\\]+$", "^(a|[^ -~])$"):
+        after = enforcement({"type": "string", "pattern": pattern}, "json").after
+        assert [keyword for _, keyword, _ in after] == ["pattern"], pattern
+    for pattern in ("^[^a]+$", '^[a"]+$', "^[^\\n]+$"):
+        assert enforcement({"type": "string", "pattern": pattern}, "json").sound, pattern

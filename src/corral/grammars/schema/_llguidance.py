@@ -137,7 +137,13 @@ def json_pattern_risk(pattern: str) -> str | None:
                 "from ECMA-262's")
     if _has_op(sre.parse(pattern).data, sre, any_char=True):
         return "llguidance's '.' matches \\r, which ECMA-262's does not"
+    if _has_op(sre.parse(pattern).data, sre, escaped_excluded=True):
+        return "llguidance's negated class still takes an escaped '\"' or '\\\\' (probed: [^\"] accepts \\\")"
     return None
+
+
+_ESCAPED = (ord('"'), ord("\\"))
+"""The characters JSON writes escaped: llguidance's negated classes do not keep them out."""
 
 
 def _risky_category(name: str) -> bool:
@@ -145,9 +151,16 @@ def _risky_category(name: str) -> bool:
     return "NOT" in name or "SPACE" in name
 
 
-def _has_op(items, sre, negated_category: bool = False, any_char: bool = False) -> bool:
+def _has_op(items, sre, negated_category: bool = False, any_char: bool = False,
+            escaped_excluded: bool = False) -> bool:
     for op, av in items:
         if any_char and op is sre.ANY:
+            return True
+        if escaped_excluded and op is sre.NOT_LITERAL and av in _ESCAPED:
+            return True
+        if escaped_excluded and op is sre.IN and av and av[0][0] is sre.NEGATE and any(
+                (o is sre.LITERAL and a in _ESCAPED) or (o is sre.RANGE and any(a[0] <= c <= a[1] for c in _ESCAPED))
+                for o, a in av[1:]):
             return True
         if negated_category and op is sre.IN:
             negate = bool(av) and av[0][0] is sre.NEGATE
@@ -163,7 +176,7 @@ def _has_op(items, sre, negated_category: bool = False, any_char: bool = False) 
             subs = [av[3].data]
         elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
             subs = [av[2].data]
-        if any(_has_op(sub, sre, negated_category, any_char) for sub in subs):
+        if any(_has_op(sub, sre, negated_category, any_char, escaped_excluded) for sub in subs):
             return True
     return False
 

@@ -73,6 +73,8 @@ _KIND = {**dict.fromkeys(("properties", "required", "additionalProperties", "pat
          **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
          **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number")}
 _KEYS = re.compile(r'"(\$id|id|not|if)":(")?')
+_LOCAL_REFS = re.compile(r'"\$ref":"#(/[^"]+)"')
+_KEYWORDS = ASSERTIONS | _KEPT | NOTES | {"$ref", "$dynamicRef", "$vocabulary", "$recursiveRef", "$recursiveAnchor"}
 
 
 # ============================================================================================ always: narrowed
@@ -114,6 +116,9 @@ class _Narrowing:
         self.edges: dict[str, set[str]] = {}
         self.current = ""
         tops = [k for k in ("$defs", "definitions") if isinstance(root.get(k), dict)]
+        # A local reference may also reach a schema kept under a word of the author's own (`#/port`,
+        # `#/twitter/statuses/args`): that place is narrowed as a definition is, or its numbers stay unbounded.
+        self.tops, self.places = tops, _own_places(root, text) if '"$ref":"#/' in text else {}
         out = self.visit({k: v for k, v in root.items() if k not in tops}, True)
         if out is self.refs[OPEN_NAME] or out is self.refs[NUMBER_NAME]:
             out = dict(out)
@@ -124,28 +129,43 @@ class _Narrowing:
 
     def definitions(self, root: dict[str, Any], tops: list[str]) -> dict[str, Any]:
         """The root's definitions, each narrowed as what reaches it allows, until that no longer changes."""
-        found: dict[str, dict[str, Any]] = {top: {} for top in tops}
+        found: dict[str, Any] = {top: {} for top in tops}
+        places = [(top, name, f"#/{escape_pointer(top)}/{escape_pointer(name)}") for top in tops for name in root[top]]
+        places += [(None, path, where) for where, path in self.places.items()]
         states: dict[str, str] = {}
         while True:
             joined, negated = self.closure(self.joined), self.closure(self.negated)
             todo = []
-            for top in tops:
-                for name in root[top]:
-                    where = f"#/{top}/{escape_pointer(name)}"
-                    state = "kept" if where in negated else "joined" if where in joined else "alone"
-                    if states.get(where) != state:
-                        todo.append((top, name, where, state))
+            for top, name, where in places:
+                state = "kept" if where in negated else "joined" if where in joined else "alone"
+                if states.get(where) != state:
+                    todo.append((top, name, where, state))
             if not todo:
                 return found
             for top, name, where, state in todo:
                 states[where], self.current = state, where
-                sub = root[top][name]
+                sub = root[top][name] if top is not None else _at(root, name)
                 if state == "kept":
-                    self.edges[where] = {_definition(r) for r in _references(sub)} - {None}  # type: ignore[misc]
-                    found[top][name] = sub
+                    self.edges[where] = {self.definition(r) for r in _references(sub)} - {None}  # type: ignore[misc]
+                    narrowed_sub = sub
                 else:
-                    found[top][name] = self.visit(sub, state == "alone")
+                    narrowed_sub = self.visit(sub, state == "alone")
+                if top is None:
+                    _put(found, root, name, narrowed_sub)
+                else:
+                    found[top][name] = narrowed_sub
             self.current = ""
+
+    def definition(self, ref: Any) -> str | None:
+        """The root definition a reference reaches (``#/$defs/name``, or an own place such as ``#/port``)."""
+        pointer = unquote(ref.partition("#")[2]) if isinstance(ref, str) else ""
+        parts = pointer.split("/")
+        if len(parts) >= 3 and parts[1] in self.tops:
+            return f"#/{parts[1]}/{parts[2]}"
+        for where in self.places:
+            if pointer == where[1:] or pointer.startswith(where[1:] + "/"):
+                return where
+        return None
 
     def closure(self, start: set[str]) -> set[str]:
         out, todo = set(start), list(start)
@@ -158,7 +178,7 @@ class _Narrowing:
 
     def reached(self, ref: Any, joined: bool) -> None:
         """Note a reference: the definition it reaches, from the one being walked, and whether it is joined."""
-        target = _definition(ref)
+        target = self.definition(ref)
         if target is not None:
             self.edges.setdefault(self.current, set()).add(target)
             if joined:
@@ -197,7 +217,7 @@ class _Narrowing:
         is, so that llguidance's intersection of the two stays what it was."""
         keys = d.keys()
         for word in ("not", "if"):
-            self.negated.update(r for r in map(_definition, _references(d.get(word))) if r is not None)
+            self.negated.update(r for r in map(self.definition, _references(d.get(word))) if r is not None)
         if "$ref" in d:
             self.reached(d["$ref"], not closable or _joins(d))
         bare = "allOf" in d and not _effective(d["allOf"])  # (an allOf of if/then pairs, say)
@@ -377,18 +397,43 @@ def _effective(branches: Any) -> bool:
         k in ASSERTIONS and k not in _LLG_IGNORES for k in b)) for b in branches)
 
 
+def _own_places(root: dict[str, Any], text: str) -> dict[str, tuple[str, ...]]:
+    """The schemas local references reach under words that are not keywords (``#/port``), by pointer, each with
+    its path; a place inside another is left to the outer one."""
+    found: dict[str, tuple[str, ...]] = {}
+    for pointer in sorted({unquote(p) for p in _LOCAL_REFS.findall(text)}, key=len):
+        path = tuple(p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:])
+        if not path or path[0] in _KEYWORDS or any(pointer.startswith(w[1:] + "/") for w in found):
+            continue
+        if isinstance(_at(root, path), dict):
+            found["#" + pointer] = path
+    return found
+
+
+def _at(root: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(root, dict):
+            return None
+        root = root.get(part)
+    return root
+
+
+def _put(out: dict[str, Any], root: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set ``value`` at ``path`` in ``out`` (whose containers are the root's until copied here)."""
+    head, *rest = path
+    if not rest:
+        out[head] = value
+        return
+    out[head] = inner = dict(out.get(head) or root[head])
+    _put(inner, root[head], tuple(rest), value)
+
+
 def _references(schema: Any) -> list[Any]:
     """Every ``$ref`` in ``schema``."""
     if isinstance(schema, dict):
         return [*([schema["$ref"]] if "$ref" in schema else []),
                 *(r for k, v in schema.items() if k not in _VALUES for r in _references(v))]
     return [r for v in schema for r in _references(v)] if isinstance(schema, list) else []
-
-
-def _definition(ref: Any) -> str | None:
-    """The root definition a reference reaches (``#/$defs/name``), if it reaches one."""
-    parts = unquote(ref.partition("#")[2]).split("/") if isinstance(ref, str) else []
-    return "/".join(["#", *parts[1:3]]) if len(parts) >= 3 and parts[1] in ("$defs", "definitions") else None
 
 
 def _defs_closable(schema: Any) -> bool:
