@@ -4,11 +4,13 @@
 ``compile_schema(schema, "json"|"yaml"|"xml")`` compiles a JSON Schema for output in any of the three forms
 (``enforcement`` says which keywords the grammar enforces and which are checked after decoding);
 ``compile_constraint(constraint)`` is Corral's own compiler: every text of its grammar passes the checker, and
-what it cannot express is reported per base constraint (``NotExpressible``). docs/grammars.md says what the
+what it cannot express is reported per base constraint (``NotExpressible``); ``copy_tree`` and
+``copy_sequence`` build per-input grammars that copy the input's tokens in order with structure between them. docs/grammars.md says what the
 compiled grammars allow.
 """
 
 from ._compile import Limits, NotExpressible, compile_constraint
+from ._copy import copy_sequence, copy_tree
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
 from ._sample import accepts, sample, witness
 from .schema import Enforcement, compile_schema, enforcement
@@ -24,6 +26,8 @@ __all__ = [
     "accepts",
     "compile_constraint",
     "compile_schema",
+    "copy_sequence",
+    "copy_tree",
     "enforcement",
     "sample",
     "witness",
