@@ -1,0 +1,40 @@
+"""Quality metrics shared by the suites: small functions with fixed definitions, and the aggregates that turn
+per-record sufficient statistics into corpus figures (as sacrebleu does for BLEU).
+
+A record's quality is a dict. A plain key (``mcq_accuracy``) is averaged over records; a key
+``metric@aggregate:stat`` (``ner_f1@micro_f1:tp``) is a statistic summed over records and handed to the registered
+aggregate ``aggregate`` (``corral.evaluation.aggregate_quality``). Every figure is on a 0-1 scale except BLEU,
+which keeps sacrebleu's 0-100.
+
+- ``_text``: SQuAD F1, BLEU, and the ``micro_f1``, ``macro_f1`` and ``bleu`` aggregates.
+- ``_brackets``: EVALB labelled bracket F1 (COLLINS.prm) for constituency trees, micro-averaged by ``micro_f1``.
+- ``_attachment``: the BenchCLAMP dependency output forms and LAS/UAS, micro-averaged by the ``ratio`` aggregate.
+
+Importing this package registers every aggregate: ``corral.registry`` imports it lazily on the first lookup.
+"""
+
+from __future__ import annotations
+
+from ._text import (
+    BLEU_SIGNATURE,
+    bleu_signature,
+    bleu_stats,
+    corpus_bleu,
+    f1_stats,
+    macro_f1,
+    micro_f1,
+    normalize_squad,
+    squad_f1,
+)
+
+__all__ = [
+    "BLEU_SIGNATURE",
+    "bleu_signature",
+    "bleu_stats",
+    "corpus_bleu",
+    "f1_stats",
+    "macro_f1",
+    "micro_f1",
+    "normalize_squad",
+    "squad_f1",
+]
