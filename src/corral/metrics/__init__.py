@@ -15,6 +15,17 @@ Importing this package registers every aggregate: ``corral.registry`` imports it
 
 from __future__ import annotations
 
+from ._brackets import (
+    EQUIVALENT_LABELS,
+    PUNCTUATION_TAGS,
+    WRAPPER_LABELS,
+    bracket_stats,
+    evalb_label,
+    labelled_brackets,
+    read_tree,
+    tree_exact_match,
+    tree_words,
+)
 from ._text import (
     BLEU_SIGNATURE,
     bleu_signature,
@@ -29,12 +40,21 @@ from ._text import (
 
 __all__ = [
     "BLEU_SIGNATURE",
+    "EQUIVALENT_LABELS",
+    "PUNCTUATION_TAGS",
+    "WRAPPER_LABELS",
     "bleu_signature",
     "bleu_stats",
+    "bracket_stats",
     "corpus_bleu",
+    "evalb_label",
     "f1_stats",
+    "labelled_brackets",
     "macro_f1",
     "micro_f1",
     "normalize_squad",
+    "read_tree",
     "squad_f1",
+    "tree_exact_match",
+    "tree_words",
 ]
