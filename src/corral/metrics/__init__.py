@@ -15,6 +15,16 @@ Importing this package registers every aggregate: ``corral.registry`` imports it
 
 from __future__ import annotations
 
+from ._attachment import (
+    ROOT_HEAD,
+    attachment_stats,
+    ratio,
+    read_indexed,
+    read_triples,
+    round_trip_rate,
+    write_indexed,
+    write_triples,
+)
 from ._brackets import (
     EQUIVALENT_LABELS,
     PUNCTUATION_TAGS,
@@ -42,7 +52,9 @@ __all__ = [
     "BLEU_SIGNATURE",
     "EQUIVALENT_LABELS",
     "PUNCTUATION_TAGS",
+    "ROOT_HEAD",
     "WRAPPER_LABELS",
+    "attachment_stats",
     "bleu_signature",
     "bleu_stats",
     "bracket_stats",
@@ -53,8 +65,14 @@ __all__ = [
     "macro_f1",
     "micro_f1",
     "normalize_squad",
+    "ratio",
+    "read_indexed",
     "read_tree",
+    "read_triples",
+    "round_trip_rate",
     "squad_f1",
     "tree_exact_match",
     "tree_words",
+    "write_indexed",
+    "write_triples",
 ]
