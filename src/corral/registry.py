@@ -56,8 +56,8 @@ chunk_processors = catalogue.create("corral", "chunk_processors", entry_points=T
 #: Named suites of extraction recipes for ``corral build NAME`` (``collie-v1``): callables returning the recipes.
 build_suites = catalogue.create("corral", "build_suites", entry_points=True)
 
-#: How summed per-record statistics become a corpus metric (``micro_f1``, ``macro_f1``, ``bleu``; ``corral.metrics``);
-#: see ``corral.evaluation.aggregate_quality``.
+#: How summed per-record statistics become a corpus metric (``micro_f1``, ``macro_f1``, ``bleu``, ``ratio``;
+#: the ``corral.metrics`` package); see ``corral.evaluation.aggregate_quality``.
 quality_aggregates = catalogue.create("corral", "quality_aggregates", entry_points=True)
 
 #: Format checkers (FormatBench), ``name -> corral.suites.formatbench.FormatChecker``: mcq, eqa, ner, parse, capseg, ...

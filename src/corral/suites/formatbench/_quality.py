@@ -10,8 +10,9 @@ from it (no entities, no brackets, no breaks).
 - EQA: SQuAD F1 and exact match with the official normalisation (lower case, no punctuation, no articles
   a/an/the, single spaces), the best over the acceptable answers.
 - NER: bag-of-entities F1: (label, text) pairs of the answer against the gold's, counted as multisets.
-- Parse: EVALB-style labelled bracket F1: (label, start, end) of every phrase node, preterminals and the root
-  wrapper left out, function tags and indices dropped (``NP-SBJ-1`` is ``NP``), leaves aligned by position.
+- Parse: EVALB labelled bracket F1 as ``corral.metrics.bracket_stats`` counts it (COLLINS.prm: root wrapper and
+  preterminals left out, ``NP-SBJ-1`` is ``NP``, ADVP = PRT, an answer over other words scores nothing) except
+  that punctuation words stay in the spans, as this metric always counted them.
 - CapSeg: break F1: each ``<eol>``/``<eob>`` as (the number of words before it, the marker), against the gold.
 - MTT: BLEU-4 (sacrebleu's 13a tokenisation and exponential smoothing; ``corral.metrics.BLEU_SIGNATURE``).
 - AcroW: first-letter accuracy: the share of the target's letters matched, in order, by the lines' initials.
@@ -29,9 +30,13 @@ from typing import Any
 
 import regex
 
-from corral.metrics import bleu_stats, f1_stats, normalize_squad, squad_f1
+from corral.metrics import bleu_stats, bracket_stats, f1_stats, normalize_squad, read_tree, squad_f1
+from corral.metrics import labelled_brackets as metric_brackets
 
 Quality = Callable[[Mapping[str, Any], str], dict[str, float]]
+
+KEEP_PUNCTUATION: frozenset[str] = frozenset()
+"""Parse F1 keeps punctuation words in the spans (its pinned figures count them), unlike EVALB's COLLINS.prm."""
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
 _MARK = re.compile(r"<eol>|<eob>")
@@ -73,38 +78,14 @@ def ner_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
 
 
 def labelled_brackets(tree_text: str) -> Counter[tuple[str, int, int]] | None:
-    """EVALB-style brackets of a one-tree answer, or None when it does not parse as a tree."""
-    from nltk import Tree
-
-    from ._parse import WRAPPERS, _phrase_label
-
-    try:
-        tree = Tree.fromstring(tree_text.strip())
-    except (ValueError, IndexError):
-        return None
-    if not isinstance(tree, Tree):
-        return None
-    while tree.label() in WRAPPERS and len(tree) == 1 and isinstance(tree[0], Tree):
-        tree = tree[0]
-    found: Counter[tuple[str, int, int]] = Counter()
-
-    def walk(node: Tree, start: int) -> int:
-        if len(node) == 1 and not isinstance(node[0], Tree):
-            return start + 1  # a preterminal over one word
-        end = start
-        for child in node:
-            end = walk(child, end) if isinstance(child, Tree) else end + 1
-        found[_phrase_label(str(node.label())), start, end] += 1
-        return end
-
-    walk(tree, 0)
-    return found
+    """EVALB-style brackets of a one-tree answer (``corral.metrics.labelled_brackets`` with punctuation kept in
+    the spans), or None when it does not read as one well-formed tree."""
+    tree = read_tree(tree_text)
+    return None if tree is None else metric_brackets(tree, deleted=KEEP_PUNCTUATION)
 
 
 def parse_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
-    gold = labelled_brackets(str(instance["gold"])) or Counter()
-    predicted = labelled_brackets(answer) if len(answer) <= 100_000 else None
-    return f1_stats("parse_f1", predicted or Counter(), gold)
+    return bracket_stats("parse_f1", answer, str(instance["gold"]), deleted=KEEP_PUNCTUATION)
 
 
 def breaks(text: str) -> Counter[tuple[int, str]]:

@@ -1,10 +1,7 @@
-"""Quality metrics shared by the suites: small functions with fixed definitions, and the aggregates that turn
-per-record sufficient statistics into corpus figures (as sacrebleu does for BLEU).
+"""Text metrics (SQuAD F1, BLEU) and the aggregates that turn per-record sufficient statistics into corpus
+figures (micro and macro F1, corpus BLEU), registered in ``corral.registry.quality_aggregates``.
 
-A record's quality is a dict. A plain key (``mcq_accuracy``) is averaged over records; a key
-``metric@aggregate:stat`` (``ner_f1@micro_f1:tp``) is a statistic summed over records and handed to the registered
-aggregate ``aggregate`` (``corral.evaluation.aggregate_quality``). Every figure is on a 0-1 scale except BLEU,
-which keeps sacrebleu's 0-100.
+The key convention is described in ``corral.metrics``.
 """
 
 from __future__ import annotations
