@@ -26,7 +26,7 @@ __all__ = ["TOKEN_PATTERN", "Retriever", "render_example"]
 TOKEN_PATTERN = r"(?u)\w+"
 
 
-def _tokenize(texts: list[str], ids: bool):  # noqa: ANN202 - bm25s's own return types
+def _tokenize(texts: list[str], ids: bool):
     return bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=None, return_ids=ids,
                           show_progress=False)
 
