@@ -45,7 +45,8 @@ def render_example(example: ParseExample) -> str:
 class Retriever:
     """A BM25 index over ``examples`` (a split's training examples), built once and queried per input.
 
-    Building over EWT's 12,544 training sentences takes about half a second, and a query about a millisecond.
+    Over EWT's 12,544 training sentences (the ``high`` split) building takes about 0.3 s and a query (k = 20)
+    about 2 ms on one CPU core; over a 500-example low split a query takes about 0.2 ms.
     """
 
     def __init__(self, examples: Sequence[ParseExample]) -> None:
