@@ -1,0 +1,148 @@
+"""Build the parsing data of the BenchCLAMP-style suite ``corral.suites.clamp`` from the shared data folder.
+
+    python -m scripts.build_clamp_data --shared /work/shared/data [--out src/corral/suites/clamp/data]
+
+The build is deterministic: files and sentences are read in a fixed order (sorted file names, file order within
+a file), and each file is written as compact JSON lines gzipped with no name and a zero timestamp, so the same
+sources give the same bytes.
+
+``gum_const.jsonl.gz`` (GUM constituency trees of the licence-filtered genres, see DATA_LICENSES.md)
+    One row per tree of every ``const/*.ptb`` file, ``{"id", "part", "words", "tree"}``. ``id`` is the document
+    name and the tree's 1-based position in it (``GUM_academic_art-12``); ``part`` is the document's split in
+    GUM's ``splits.md`` (train, dev or test; a document listed nowhere, or only under ``test2``, stops the build).
+    The tree is normalised by FormatBench's ``normalise_tree``: the ``ROOT`` wrapper is dropped, function tags and
+    indices are removed from phrase labels (``NP-SBJ-1`` becomes ``NP``; part-of-speech tags are kept whole, so
+    ``-LRB-`` and ``PRP$`` stay), and empty elements (``-NONE-`` traces) are removed together with the phrases
+    they leave empty. GUM has no empty elements, so in practice nothing is removed. It is written on one line
+    (``one_line``); ``words`` are exactly its leaves in order, as GUM writes them (``-LRB-``/``-RRB-`` for
+    brackets). A leaf containing a bracket or a space would make the one-line tree ambiguous and stops the build.
+
+``ud_ewt.jsonl.gz`` (UD English EWT, CC BY-SA 4.0)
+    One row per sentence of ``en_ewt-ud-{train,dev,test}.conllu`` (plain or ``.gz``), read with the ``conllu``
+    package, ``{"id", "part", "words", "heads", "relations"}`` over the syntactic words: multiword-token ranges
+    (``1-2``) and empty nodes (``8.1``) are skipped, heads are 1-based word positions with 0 for the root, and
+    relations are the DEPREL column as written (subtypes such as ``nsubj:pass`` kept). ``id`` is the sentence's
+    ``sent_id``. A sentence without exactly one root, with a head out of range or with non-consecutive word ids
+    stops the build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import conllu
+
+from corral.jsonl import atomic_write
+from scripts.formatbench.build_ud import gum_splits, normalise_tree, one_line, read_ptb
+
+OUT = Path(__file__).resolve().parents[1] / "src" / "corral" / "suites" / "clamp" / "data"
+GUM_FILE, EWT_FILE = "gum_const.jsonl.gz", "ud_ewt.jsonl.gz"
+PARTS = ("train", "dev", "test")
+
+
+def encode(rows: Iterable[dict[str, Any]]) -> bytes:
+    """Compact JSON lines, gzipped reproducibly (no file name, zero timestamp, level 9)."""
+    data = "".join(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n" for row in rows)
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as out:
+        out.write(data.encode("utf-8"))
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GUM
+
+
+def gum_rows(shared: Path) -> list[dict[str, Any]]:
+    folder = shared / "gum_const"
+    splits = gum_splits(folder / "splits.md")
+    rows: list[dict[str, Any]] = []
+    for path in sorted((folder / "const").glob("*.ptb")):
+        part = splits.get(path.stem)
+        if part not in PARTS:
+            raise ValueError(f"{path.name}: not in a train/dev/test split of splits.md (found {part!r})")
+        for index, raw in enumerate(read_ptb(path), start=1):
+            tree = normalise_tree(raw)
+            if tree is None:
+                raise ValueError(f"{path.name}#{index}: the tree is empty once normalised")
+            words = list(tree.leaves())
+            if any(not w or re.search(r"[\s()]", w) for w in words):
+                raise ValueError(f"{path.name}#{index}: a leaf with a bracket or a space: {words}")
+            rows.append({"id": f"{path.stem}-{index}", "part": part, "words": words, "tree": one_line(tree)})
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# UD English EWT
+
+
+def _ewt_file(folder: Path, part: str) -> Path:
+    for name in (f"en_ewt-ud-{part}.conllu", f"en_ewt-ud-{part}.conllu.gz"):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"no en_ewt-ud-{part}.conllu(.gz) in {folder}")
+
+
+def _sentences(path: Path) -> Iterator[conllu.TokenList]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        yield from conllu.parse_incr(f)
+
+
+def ewt_row(sentence: conllu.TokenList, part: str, label: str) -> dict[str, Any]:
+    """The row of one CoNLL-U sentence: its syntactic words (no ranges, no empty nodes), heads and relations."""
+    words = [token for token in sentence if isinstance(token["id"], int)]
+    sent_id = sentence.metadata.get("sent_id", "")
+    if not sent_id:
+        raise ValueError(f"{label}: a sentence without a sent_id")
+    if [token["id"] for token in words] != list(range(1, len(words) + 1)):
+        raise ValueError(f"{label}#{sent_id}: word ids are not 1..n")
+    heads = [token["head"] for token in words]
+    if any(not isinstance(h, int) or not 0 <= h <= len(words) for h in heads) or heads.count(0) != 1:
+        raise ValueError(f"{label}#{sent_id}: heads out of range or not exactly one root: {heads}")
+    return {"id": sent_id, "part": part, "words": [token["form"] for token in words], "heads": heads,
+            "relations": [token["deprel"] for token in words]}
+
+
+def ewt_rows(shared: Path) -> list[dict[str, Any]]:
+    folder = shared / "ud_english_ewt"
+    rows = []
+    for part in PARTS:
+        path = _ewt_file(folder, part)
+        rows.extend(ewt_row(sentence, part, path.name) for sentence in _sentences(path))
+    ids = [row["id"] for row in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError("EWT sent_ids are not unique across the three files")
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows}
+
+
+def main(shared: Path, out: Path = OUT) -> list[tuple[Path, list[dict[str, Any]]]]:
+    """Build both files from ``shared`` (the ``shared/data`` folder) into ``out``; the paths and their rows."""
+    written = []
+    for name, build in BUILDERS.items():
+        rows = build(shared)
+        atomic_write(out / name, encode(rows))
+        written.append((out / name, rows))
+    return written
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--shared", type=Path, default=Path("../shared/data"), help="the shared/data folder")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write")
+    args = parser.parse_args()
+    for path, rows in main(args.shared, args.out):
+        counts = {part: sum(row["part"] == part for row in rows) for part in PARTS}
+        print(f"{path} ({path.stat().st_size:,} bytes; {len(rows):,} rows: {counts})")
