@@ -5,8 +5,8 @@
 (``enforcement`` says which keywords the grammar enforces and which are checked after decoding);
 ``compile_constraint(constraint)`` is Corral's own compiler: every text of its grammar passes the checker, and
 what it cannot express is reported per base constraint (``NotExpressible``); ``copy_tree`` and
-``copy_sequence`` build per-input grammars that copy the input's tokens in order with structure between them. docs/grammars.md says what the
-compiled grammars allow.
+``copy_sequence`` build per-input grammars that copy the input's tokens in order with structure between them.
+docs/grammars.md says what the compiled grammars allow.
 """
 
 from ._compile import Limits, NotExpressible, compile_constraint
