@@ -172,3 +172,11 @@ def test_copy_sequence_writes_one_item_per_token_in_order():
     indexed = copy_sequence(["x", "y"], '"(" {index} "-" {token} ")"', separator=",", prefix="[", suffix="]")
     assert accepts(indexed, "[(1-x),(2-y)]")
     assert not accepts(indexed, "[(2-x),(1-y)]")
+
+
+def test_a_task_can_say_why_its_target_has_no_grammar_in_one_string():
+    from corral.grammars import NotExpressible
+
+    error = NotExpressible("no copy grammar for this sentence: nothing to copy")
+    assert error.parts == [("the target", "no copy grammar for this sentence: nothing to copy")]
+    assert str(error) == "not expressible as a grammar: no copy grammar for this sentence: nothing to copy"

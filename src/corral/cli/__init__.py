@@ -16,6 +16,7 @@ from corral.registry import RegistryError
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._build import register as register_build
+from ._clamp import app as clamp_app
 from ._collie import app as collie_app
 from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, err, out
 from ._console import fail as _fail
@@ -32,6 +33,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(clamp_app, name="clamp")
 app.add_typer(collie_app, name="collie")
 app.add_typer(schema_app, name="schema")
 register_eval(app)

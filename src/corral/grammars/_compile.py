@@ -45,9 +45,14 @@ _LETTERS = re.compile(r"[A-Za-z]+")
 
 
 class NotExpressible(GrammarError):
-    """Some base constraints have no grammar; ``parts`` pairs each (in the textual form) with the reason."""
+    """No grammar for this target. ``parts`` pairs each base constraint (in the textual form) that has none with
+    the reason; a task's own target (a sentence, a schema) gives the reason alone, as one string."""
 
-    def __init__(self, parts: list[tuple[str, str]]) -> None:
+    def __init__(self, parts: list[tuple[str, str]] | str) -> None:
+        if isinstance(parts, str):
+            self.parts = [("the target", parts)]
+            super().__init__(f"not expressible as a grammar: {parts}")
+            return
         self.parts = parts
         listed = "; ".join(f"{expr}: {reason}" for expr, reason in parts)
         super().__init__(f"not expressible as a grammar: {listed}")

@@ -62,7 +62,8 @@ def copy_tree(tokens: Sequence[str], labels: Sequence[str], leaf: str = '"(" TAG
     ``TAG`` in ``rules``); children are separated by one space; every bracket has at least one child.
 
     ``labels`` are the bracket labels allowed (from a treebank's training data, say). Trees nest at most
-    ``MAX_DEPTH`` brackets deep.
+    ``MAX_DEPTH`` brackets deep. A single token's tree may be its leaf alone (``(VB Understand)``: a one-word
+    treebank sentence whose root wrapper was removed).
     """
     words = _tokens(tokens)
     if not labels:
@@ -75,8 +76,9 @@ def copy_tree(tokens: Sequence[str], labels: Sequence[str], leaf: str = '"(" TAG
     before = before.strip() or '""'
     after = after.strip()
     one_deep = 1 << pos_bits  # the parameter once the root is open: next token 0, depth 1
+    alone = f" | {before} {lit(words[0])} {after}" if n == 1 else ""  # one token: its leaf alone is a tree
     lines = [
-        f'start: "(" LABEL opened::{one_deep}',
+        f'start: "(" LABEL opened::{one_deep}{alone}',
         # opened: a bracket was just opened and has no child yet; rest: after a child
         # the space before a child is its own lexeme in both alternatives: llguidance's lexer is greedy, so a
         # '" ("' here would swallow the '" "' a leaf starts with

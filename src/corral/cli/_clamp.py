@@ -1,0 +1,31 @@
+"""``corral clamp``: the parsing suite's grammar coverage (BenchCLAMP's Table 6)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from corral.suites.clamp import coverage
+
+from ._console import fail, out
+
+app = typer.Typer(help="BenchCLAMP parsing: grammar coverage of the gold outputs.", no_args_is_help=True)
+
+
+@app.command("coverage")
+def clamp_coverage(
+    part: Annotated[str, typer.Option(help="train, dev or test.")] = "test",
+    limit: Annotated[int | None, typer.Option(help="At most this many examples per dataset.")] = None,
+) -> None:
+    """The share of each dataset's gold outputs its per-sentence grammar accepts (trees; both dependency
+    forms)."""
+    if part not in ("train", "dev", "test"):
+        raise fail(f"unknown part {part!r}; valid: train, dev, test")
+    table = Table("dataset", "form", "examples", "covered", "coverage", "not covered")
+    for dataset, form in (("gum", "tree"), ("ewt", "triples"), ("ewt", "indexed")):
+        found = coverage(dataset, part, form, limit)
+        why = ", ".join(f"{reason} {count}" for reason, count in found.reasons) or "—"
+        table.add_row(dataset, found.form, str(found.examples), str(found.covered), f"{found.rate:.1%}", why)
+    out.print(table)

@@ -1,0 +1,51 @@
+"""Grammar coverage (BenchCLAMP's Table 6): the share of gold outputs that the per-sentence grammar accepts.
+
+The grammars are built from the whole training part's labels, tags and relations, so a test tree with a label
+never seen in training, a token the copy grammar refuses (none: every token is copied as it is) or a tree nested
+past ``MAX_DEPTH`` is not covered. Each gold output is checked by running it through the grammar's matcher over a
+byte vocabulary (``corral.grammars.accepts``), the same engine constrained decoding uses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ._data import load
+from ._task import dependency_grammar, target_text, tree_grammar
+
+
+@dataclass(frozen=True)
+class Coverage:
+    dataset: str
+    part: str
+    form: str
+    examples: int
+    covered: int
+    reasons: tuple[tuple[str, int], ...]
+    """Why gold outputs were not covered, most common first (``grammar``: refused; ``build``: no grammar)."""
+
+    @property
+    def rate(self) -> float:
+        return self.covered / self.examples if self.examples else 0.0
+
+
+def coverage(dataset: str, part: str = "test", form: str = "triples", limit: int | None = None) -> Coverage:
+    """How many of ``part``'s gold outputs the grammars accept (``form``: the dependency form; trees have one)."""
+    from corral.grammars import GrammarError, accepts
+
+    examples = load(dataset)[part][:limit]
+    covered, reasons = 0, Counter[str]()
+    for example in examples:
+        try:
+            grammar = (tree_grammar(example.words) if dataset == "gum"
+                       else dependency_grammar(example.words, form))
+        except GrammarError:
+            reasons["build"] += 1
+            continue
+        if accepts(grammar, target_text(example, form)):
+            covered += 1
+        else:
+            reasons["grammar"] += 1
+    return Coverage(dataset, part, "tree" if dataset == "gum" else form, len(examples), covered,
+                    tuple(reasons.most_common()))
