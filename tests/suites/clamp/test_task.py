@@ -123,7 +123,7 @@ def test_constrained_parses_of_the_bundled_model_are_all_well_formed(tmp_path):
     try:
         for name, options in (("clamp-constituency", {"shots": 2}), ("clamp-dependency", {"shots": 2})):
             task = get_task(name, **options)
-            run, summary = evaluate(task, "smollm2", tmp_path / name, decoding="constrained", limit=2,
+            run, _ = evaluate(task, "smollm2", tmp_path / name, decoding="constrained", limit=2,
                                     loaded_model=model)
             records = read_records(run)
             assert len(records) == 2 and all(r.decoding == "constrained" for r in records)
