@@ -125,3 +125,12 @@ def test_a_negated_class_that_excludes_a_quote_or_backslash_is_left_to_the_valid
         assert [keyword for _, keyword, _ in after] == ["pattern"], pattern
     for pattern in ("^[^a]+$", '^[a"]+$', "^[^\\n]+$"):
         assert enforcement({"type": "string", "pattern": pattern}, "json").sound, pattern
+
+
+def test_a_risky_property_name_pattern_is_left_to_the_validator():
+    # JSONSchemaBench Github_medium/o83341: llguidance's \s takes U+0085 in a pattern property's name
+    risky = {"type": "object", "patternProperties": {"^(GET|DELETE)\\s+/": {"type": "integer"}},
+             "additionalProperties": False}
+    assert [keyword for _, keyword, _ in enforcement(risky, "json").after] == ["patternProperties"]
+    plain = {"type": "object", "patternProperties": {"^x-[a-z]+$": {"type": "integer"}}, "additionalProperties": False}
+    assert enforcement(plain, "json").sound

@@ -81,6 +81,11 @@ def _json_gaps(d: dict[str, Any], path: str, plan: JsonPlan, lowerer: Lowerer,
         risk = json_pattern_risk(d["pattern"])
         if risk:
             yield "pattern", risk
+    if isinstance(d.get("patternProperties"), dict):  # a property name's pattern is read as llguidance reads it
+        risks = [risk for name in d["patternProperties"] if isinstance(name, str)
+                 for risk in [json_pattern_risk(name)] if risk]
+        if risks:
+            yield "patternProperties", f"a property-name pattern: {risks[0]}"
     fmt = d.get("format")
     if isinstance(fmt, str) and fmt in checked_formats() and fmt not in JSON_FORMATS_EXACT:
         yield "format", JSON_FORMATS_UNSOUND.get(fmt, f"llguidance does not know format {fmt!r} (lenient mode)")
