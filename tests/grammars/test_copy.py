@@ -180,3 +180,11 @@ def test_a_task_can_say_why_its_target_has_no_grammar_in_one_string():
     error = NotExpressible("no copy grammar for this sentence: nothing to copy")
     assert error.parts == [("the target", "no copy grammar for this sentence: nothing to copy")]
     assert str(error) == "not expressible as a grammar: no copy grammar for this sentence: nothing to copy"
+
+
+def test_max_depth_bounds_the_nesting():
+    shallow = copy_tree(["a"], LABELS, rules={"TAG": TAG_RULE}, max_depth=2)
+    assert accepts(shallow, "(S (NP (DT a)))")
+    assert not accepts(shallow, "(S (NP (VP (DT a))))")
+    with pytest.raises(GrammarError, match="max_depth"):
+        copy_tree(["a"], LABELS, rules={"TAG": TAG_RULE}, max_depth=0)

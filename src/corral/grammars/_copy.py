@@ -56,13 +56,14 @@ def copy_sequence(tokens: Sequence[str], item: str = "{token}", separator: str =
 
 
 def copy_tree(tokens: Sequence[str], labels: Sequence[str], leaf: str = '"(" TAG " " {token} ")"', *,
-              rules: Mapping[str, str] | None = None, description: str = "") -> Grammar:
+              rules: Mapping[str, str] | None = None, max_depth: int = MAX_DEPTH, description: str = "") -> Grammar:
     """Every output is one bracketed tree ``(LABEL child child ...)`` whose leaves are ``tokens`` in order, each
     written as ``leaf`` (a Lark expression with ``{token}``, by default a preterminal ``(TAG word)``: define
     ``TAG`` in ``rules``); children are separated by one space; every bracket has at least one child.
 
     ``labels`` are the bracket labels allowed (from a treebank's training data, say). Trees nest at most
-    ``MAX_DEPTH`` brackets deep. A single token's tree may be its leaf alone (``(VB Understand)``: a one-word
+    ``max_depth`` brackets deep (at most ``MAX_DEPTH``): a bound from the treebank keeps a model that nests
+    bracket after bracket within its token budget. A single token's tree may be its leaf alone (``(VB Understand)``: a one-word
     treebank sentence whose root wrapper was removed).
     """
     words = _tokens(tokens)
@@ -70,6 +71,8 @@ def copy_tree(tokens: Sequence[str], labels: Sequence[str], leaf: str = '"(" TAG
         raise GrammarError("a copied tree needs at least one bracket label")
     if "{token}" not in leaf:
         raise GrammarError("a copied tree's leaf must hold {token}")
+    if not 1 <= max_depth <= MAX_DEPTH:
+        raise GrammarError(f"a copied tree's max_depth must be 1 to {MAX_DEPTH}, not {max_depth}")
     n, pos_bits = len(words), max(1, len(words).bit_length())
     at, depth = f"[0:{pos_bits}]", f"[{pos_bits}:{pos_bits + _DEPTH_BITS}]"
     before, after = leaf.split("{token}", 1)
@@ -82,7 +85,7 @@ def copy_tree(tokens: Sequence[str], labels: Sequence[str], leaf: str = '"(" TAG
         # opened: a bracket was just opened and has no child yet; rest: after a child
         # the space before a child is its own lexeme in both alternatives: llguidance's lexer is greedy, so a
         # '" ("' here would swallow the '" "' a leaf starts with
-        f'opened::_ : " " "(" LABEL opened::incr({depth}) %if and(lt({at}, {n}), lt({depth}, {MAX_DEPTH}))',
+        f'opened::_ : " " "(" LABEL opened::incr({depth}) %if and(lt({at}, {n}), lt({depth}, {max_depth}))',
         f'    | " " {before} word::_ %if lt({at}, {n})',  # (no leaf begun past the last token: a dead end)
         f'rest::_ : opened::_\n    | ")" rest::decr({depth}) %if gt({depth}, 1)',
         f'    | ")" %if and(eq({depth}, 1), eq({at}, {n}))',
