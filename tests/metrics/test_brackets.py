@@ -205,3 +205,13 @@ def test_bracket_f1_agrees_with_pyevalb_on_gum_trees():
     corpus = 2 * theirs["matched"] / (theirs["test"] + theirs["gold"])
     assert round(f1(dict(ours)), 4) == round(corpus, 4)
     assert 0.3 < corpus < 0.99  # the perturbations really do change the trees
+
+
+def test_the_gold_tags_decide_which_words_are_deleted_in_both_trees():
+    # a prediction that tags the comma JJ still has it deleted (EVALB reads the gold's tags), so its brackets
+    # line up with the gold's instead of scoring nothing
+    gold = "(S (NP (NN Yes)) (, ,) (VP (VBZ works)))"
+    predicted = "(S (NP (NN Yes)) (ADJP (JJ ,)) (VP (VBZ works)))"
+    stats = bracket_stats("f1", predicted, gold)
+    assert stats == {"f1@micro_f1:tp": 3.0, "f1@micro_f1:fp": 0.0, "f1@micro_f1:fn": 0.0}
+    assert tree_exact_match(predicted, gold) == 1.0

@@ -7,7 +7,9 @@ What is counted, as EVALB does with ``COLLINS.prm``:
   Stanford tools write ``ROOT``) or unlabelled (``( (S ...))``) is left out, its children kept.
 - Punctuation preterminals (tags ``''`` ````` ``.`` ``:`` ``,``) and traces (``-NONE-``) are deleted with their
   word before spans are counted (``DELETE_LABEL``), so word indices skip them; a bracket left covering no word is
-  dropped (EVALB's "zero element"). Each tree's own tags decide what is deleted.
+  dropped (EVALB's "zero element"). Over the same words, the gold tree's tags decide which words are deleted,
+  in both trees (a prediction that tags a comma ``JJ`` still has it deleted, as EVALB does); a prediction that
+  moved punctuation elsewhere is scored with its own tags if its other words are the gold's.
 - Labels are compared after stripping function tags and indices at the first ``-`` or ``=`` (``NP-SBJ-1`` and
   ``NP=2`` are ``NP``); a label starting with ``-`` (``-NONE-``, ``-LRB-``) is kept whole.
 - ``ADVP`` and ``PRT`` are one label (``EQ_LABEL ADVP PRT``); both are counted as ``ADVP``.
@@ -15,8 +17,8 @@ What is counted, as EVALB does with ``COLLINS.prm``:
 - Unary chains are kept: every phrase node is a bracket, and equal (label, start, end) brackets are a multiset, each
   gold bracket matching at most one predicted one (EVALB's matching loop).
 
-Where this differs from EVALB: EVALB skips a sentence whose words (after deletion) differ from the gold's ("Length
-unmatch", "Words unmatch"); here, as a generated answer must be scored, such a prediction scores like an unreadable
+Where this differs from EVALB: EVALB skips a sentence whose words differ from the gold's ("Length unmatch",
+"Words unmatch"); here, as a generated answer must be scored, such a prediction scores like an unreadable
 one: nothing matched, nothing predicted, the gold brackets counted as missed. ``CUTOFF_LEN`` (the <=40-word table)
 is not applied.
 """
@@ -95,16 +97,27 @@ def tree_words(tree: Tree, *, deleted: frozenset[str] = PUNCTUATION_TAGS) -> lis
     return [str(node[0]) for node in tree.subtrees(_is_preterminal) if node.label() not in deleted]
 
 
-def labelled_brackets(tree: Tree, *, deleted: frozenset[str] = PUNCTUATION_TAGS) -> Counter[tuple[str, int, int]]:
+def deleted_positions(tree: Tree, *, deleted: frozenset[str] = PUNCTUATION_TAGS) -> frozenset[int]:
+    """The positions (among all the tree's words) of the words whose tag is in ``deleted``."""
+    return frozenset(k for k, node in enumerate(tree.subtrees(_is_preterminal)) if node.label() in deleted)
+
+
+def labelled_brackets(tree: Tree, *, deleted: frozenset[str] = PUNCTUATION_TAGS,
+                      positions: frozenset[int] | None = None) -> Counter[tuple[str, int, int]]:
     """The (label, start, end) brackets of a tree as EVALB counts them (see the module doc), word indices counted
-    over the words not deleted. ``deleted=frozenset()`` keeps punctuation in the spans (FormatBench's definition)."""
+    over the words not deleted: those at ``positions`` (the gold's, when scoring a prediction), else those the
+    tree itself tags as ``deleted``. ``deleted=frozenset()`` keeps punctuation in the spans (FormatBench's)."""
     found: Counter[tuple[str, int, int]] = Counter()
+    skipped = deleted_positions(tree, deleted=deleted) if positions is None else positions
+    seen = 0
 
     def walk(node: Tree | str, start: int) -> int:
+        nonlocal seen
         if not isinstance(node, Tree):
             return start + 1
         if _is_preterminal(node):
-            return start + (node.label() not in deleted)
+            seen += 1
+            return start + (seen - 1 not in skipped)
         end = start
         for child in node:
             end = walk(child, end)
@@ -123,9 +136,15 @@ def _scored(predicted_text: str, gold_text: str, deleted: frozenset[str]) \
     if gold is None:
         raise ValueError(f"the gold tree cannot be read: {gold_text[:80]!r}")
     predicted = read_tree(predicted_text) if len(predicted_text) <= 100_000 else None
-    if predicted is None or tree_words(predicted, deleted=deleted) != tree_words(gold, deleted=deleted):
-        return None, labelled_brackets(gold, deleted=deleted)
-    return labelled_brackets(predicted, deleted=deleted), labelled_brackets(gold, deleted=deleted)
+    wanted = labelled_brackets(gold, deleted=deleted)
+    if predicted is None:
+        return None, wanted
+    if tree_words(predicted, deleted=frozenset()) == tree_words(gold, deleted=frozenset()):
+        # the same words in the same order: the gold's tags decide what is deleted, in both trees
+        return labelled_brackets(predicted, positions=deleted_positions(gold, deleted=deleted)), wanted
+    if tree_words(predicted, deleted=deleted) == tree_words(gold, deleted=deleted):
+        return labelled_brackets(predicted, deleted=deleted), wanted  # punctuation moved: each tree's own tags
+    return None, wanted
 
 
 def bracket_stats(metric: str, predicted_text: str, gold_text: str, *,
