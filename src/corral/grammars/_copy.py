@@ -63,8 +63,8 @@ def copy_tree(tokens: Sequence[str], labels: Sequence[str], leaf: str = '"(" TAG
 
     ``labels`` are the bracket labels allowed (from a treebank's training data, say). Trees nest at most
     ``max_depth`` brackets deep (at most ``MAX_DEPTH``): a bound from the treebank keeps a model that nests
-    bracket after bracket within its token budget. A single token's tree may be its leaf alone (``(VB Understand)``: a one-word
-    treebank sentence whose root wrapper was removed).
+    bracket after bracket within its token budget. A single token's tree may be its leaf alone
+    (``(VB Understand)``: a one-word treebank sentence whose root wrapper was removed).
     """
     words = _tokens(tokens)
     if not labels:
