@@ -39,5 +39,6 @@ def test_selection_filters_per_group_and_limit():
     assert len(select(task, limit=5)) == 5
     with pytest.raises(ValueError, match="has no 'language' groups; it has: source, structure"):
         select(task, {"language": ["en"]})
-    with pytest.raises(RegistryError, match="unknown task 'colie'; available: clamp-constituency, clamp-dependency, collie"):
+    with pytest.raises(RegistryError,
+                       match="unknown task 'colie'; available: clamp-constituency, clamp-dependency, collie"):
         get_task("colie")
