@@ -2,6 +2,7 @@
 scripted model for testing Corral's own logic."""
 
 from ._bundled import bundled_gguf
+from ._embed import embed_texts
 from ._llamacpp_cpu import (
     REINSTALL,
     VARIANT_VARIABLE,
@@ -40,6 +41,7 @@ __all__ = [
     "cpu_flags",
     "cpu_model",
     "default_threads",
+    "embed_texts",
     "inspect_build",
     "load_backends",
     "load_model",

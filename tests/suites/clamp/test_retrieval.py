@@ -138,3 +138,17 @@ def test_dependency_examples_render_with_their_triples():
 def test_an_empty_retriever_is_refused():
     with pytest.raises(ValueError):
         Retriever([])
+
+
+@pytest.mark.model
+def test_the_dense_retriever_ranks_by_the_bundled_models_embeddings():
+    pool = [example("cat", "the cat sat on the mat ."), example("stocks", "stock markets fell sharply on monday ."),
+            example("dup", "a small cat was sitting on a mat ."), example("rain", "heavy rain is expected tomorrow .")]
+    dense = Retriever(pool, method="dense")
+    chosen = dense.select(["a", "small", "cat", "was", "sitting", "on", "a", "mat", "."], k=3)
+    assert [e.id for e in chosen][-1] == "dup"  # the exact duplicate, last (nearest the input)
+    assert [e.id for e in chosen][-2] == "cat"  # then the paraphrase, above the unrelated sentences
+    scores = dense.scores(["the", "cat", "sat", "on", "the", "mat", "."])
+    assert scores[0] == pytest.approx(1.0, abs=1e-4) and scores[0] > scores[1]
+    with pytest.raises(ValueError, match="unknown retrieval method"):
+        Retriever(pool, method="sparse")

@@ -3,10 +3,11 @@ English EWT), free or constrained by a grammar built per sentence.
 
 The prompt is the paper's few-shot template (§4.2, after Shin et al.): "Let's translate what a human user says
 into what a computer might say.", then ``Human: {input}`` / ``Computer: {output}`` pairs for up to 20 training
-examples retrieved by BM25 (best match last, the weakest dropped first until the examples fit ``budget``
-tokens), then the sentence. The checker judges **well-formedness**: one tree (or one triple per word) over exactly
-the input's tokens in order, the constraint a constrained run enforces; the parse's accuracy is the quality:
-EVALB bracket F1 and exact match for trees, LAS and UAS for dependencies (``corral.metrics``).
+examples retrieved by BM25 or, with ``retriever=dense``, by sentence embeddings (best match last, the weakest
+dropped first until the examples fit ``budget`` tokens), then the sentence. The checker judges
+**well-formedness**: one tree (or one triple per word) over exactly the input's tokens in order, the constraint a
+constrained run enforces; the parse's accuracy is the quality: EVALB bracket F1 and exact match for trees, LAS
+and UAS for dependencies (``corral.metrics``).
 
 Constrained decoding copies the sentence (``corral.grammars.copy_tree`` / ``copy_sequence``) with the labels,
 tags and relations of the whole training part (as the paper derives its grammars from all training data).
@@ -173,17 +174,20 @@ def _declared(dependency: bool) -> tuple[TaskOption, ...]:
                    "the split's dev set", choices=EVAL_SETS),
         TaskOption("shots", int, 20, "few-shot examples retrieved by BM25 (at most; the budget may drop some)"),
         TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+        TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the cosine of the bundled model's "
+                   "sentence embeddings (slow: about 0.13 s per training sentence, once per run)",
+                   choices=("bm25", "dense")),
         *own,
     )
 
 
-def _instances(dataset: str, split_name: str, eval_set: str, shots: int, budget: int,
-               form: str) -> Iterator[TaskInstance]:
+def _instances(dataset: str, split_name: str, eval_set: str, shots: int, budget: int, form: str,
+               retriever_method: str = "bm25") -> Iterator[TaskInstance]:
     from ._retrieval import Retriever
 
     chosen = split(dataset, split_name)
     examples = {"test100": test_subset(dataset), "test": chosen.test, "dev": chosen.dev}[eval_set]
-    retriever = Retriever(chosen.train) if shots > 0 else None
+    retriever = Retriever(chosen.train, retriever_method) if shots > 0 else None
     for example in examples:
         picked = retriever.select(example, k=shots, budget_tokens=budget, count_tokens=_count_tokens,
                                   render=lambda e: render_pair(e, form)) if retriever is not None else []
@@ -213,12 +217,12 @@ def _check_counts(name: str, shots: int, budget: int) -> None:
 
 
 @register_task("clamp-constituency", options=_declared(dependency=False))
-def clamp_constituency(split: str, eval_set: str, shots: int, budget: int) -> Task:
+def clamp_constituency(split: str, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
     """Constituency parsing of GUM sentences (BenchCLAMP's PTB-3 task on openly licensed trees)."""
     _check_counts("clamp-constituency", shots, budget)
     return Task(
         name="clamp-constituency", version=VERSION,
-        instances=lambda: _instances("gum", split, eval_set, shots, budget, "tree"),
+        instances=lambda: _instances("gum", split, eval_set, shots, budget, "tree", retriever),
         check=check_tree, grammar=_grammar(lambda instance: tree_grammar(instance.target["words"])),
         template=PromptTemplate(), extract="first_line", quality=tree_quality, stop=("\nHuman:",),
         options={"stop": ["\nHuman:"]},
@@ -227,12 +231,12 @@ def clamp_constituency(split: str, eval_set: str, shots: int, budget: int) -> Ta
 
 
 @register_task("clamp-dependency", options=_declared(dependency=True))
-def clamp_dependency(split: str, eval_set: str, shots: int, budget: int, form: str) -> Task:
+def clamp_dependency(split: str, eval_set: str, shots: int, budget: int, retriever: str, form: str) -> Task:
     """Dependency parsing of UD English EWT sentences, in BenchCLAMP's triples or indexed form."""
     _check_counts("clamp-dependency", shots, budget)
     return Task(
         name="clamp-dependency", version=VERSION,
-        instances=lambda: _instances("ewt", split, eval_set, shots, budget, form),
+        instances=lambda: _instances("ewt", split, eval_set, shots, budget, form, retriever),
         check=check_dependency,
         grammar=_grammar(lambda instance: dependency_grammar(instance.target["words"], form)),
         template=PromptTemplate(), extract="first_line", quality=dependency_quality, stop=("\nHuman:",),
