@@ -134,3 +134,19 @@ def test_a_risky_property_name_pattern_is_left_to_the_validator():
     assert [keyword for _, keyword, _ in enforcement(risky, "json").after] == ["patternProperties"]
     plain = {"type": "object", "patternProperties": {"^x-[a-z]+$": {"type": "integer"}}, "additionalProperties": False}
     assert enforcement(plain, "json").sound
+
+
+def test_an_object_whose_branches_only_require_listed_properties_is_closed():
+    # "one of a or b is required" (JSONSchemaBench Github_easy/o68296): closing the object to its listed
+    # properties keeps each branch satisfiable, and llguidance meets each branch with the closed object
+    schema = {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "b": {"type": "integer"}},
+              "anyOf": [{"required": ["a"]}, {"required": ["b"], "properties": {"b": {"type": "integer", "minimum": 0}}}]}
+    assert enforcement(schema, "json").sound
+    grammar = compile_schema(schema, "json")
+    assert accepts(grammar, '{"a":"x"}') and accepts(grammar, '{"b":2}')
+    assert not accepts(grammar, '{"a":"x","c":1}') and not accepts(grammar, "{}")
+    drawn = [sample(grammar, random_walk(seed, 0.3), max_bytes=2000, strict=True) for seed in range(12)]
+    assert all(is_valid(schema, parse_sample(text, "json")) for text in drawn if text is not None)
+    # a branch requiring a property not listed beside it keeps the object open (closing would empty the branch)
+    other = {"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["zz"]}]}
+    assert '"additionalProperties":false' not in compile_schema(other, "json").source

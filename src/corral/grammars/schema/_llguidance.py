@@ -3,6 +3,7 @@ unchecked (``json_enforcement``: found by probing llguidance, see docs/schema-gr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -50,12 +51,20 @@ def json_enforcement(schema: Any, canonical: str, bounds: bool = False) -> Enfor
     overflowing = {path for path, d in shapes.items() if _overflows(d)}
     for d, path in walk_schemas({} if schema is True else schema):
         used.update(k for k in d if k in ASSERTIONS)
+        parent = _BRANCH.fullmatch(path)
+        closed_above = parent is not None and isinstance(shapes.get(parent[1] or "#"), dict) and \
+            shapes[parent[1] or "#"].get("additionalProperties") is False
         for keyword, reason in _json_gaps(d, path, plan, lowerer, shapes.get(path, d)):
-            after.append((path, keyword, reason))
+            if not (closed_above and keyword == "additionalProperties"):  # (a branch meets its closed object)
+                after.append((path, keyword, reason))
         if path in overflowing:
             after.append((path, "type", "llguidance lets an unbounded number take an exponent past a float's range "
                                         "(1e999), which the sample parser refuses"))
     return enforcement_of(used, after)
+
+
+_BRANCH = re.compile(r"(.*)/(?:anyOf|oneOf|allOf)/\d+")
+"""A branch's path, and its object's: llguidance intersects the branch with the object beside it."""
 
 
 def _overflows(d: dict[str, Any]) -> bool:

@@ -72,6 +72,9 @@ _KIND = {**dict.fromkeys(("properties", "required", "additionalProperties", "pat
                           "unevaluatedItems"), "array"),
          **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), "string"),
          **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number")}
+_BRANCHING = frozenset({"anyOf", "oneOf", "allOf"})
+_NAME_ONLY = frozenset({"required", "properties", "not", "type", *_BRANCHING, *NOTES})
+"""What a branch may hold and still name no property beyond those listed beside it."""
 _KEYS = re.compile(r'"(\$id|id|not|if)":(")?')
 _LOCAL_REFS = re.compile(r'"\$ref":"#(/[^"]+)"')
 _KEYWORDS = ASSERTIONS | _KEPT | NOTES | {"$ref", "$dynamicRef", "$vocabulary", "$recursiveRef", "$recursiveAnchor"}
@@ -221,7 +224,12 @@ class _Narrowing:
         if "$ref" in d:
             self.reached(d["$ref"], not closable or _joins(d))
         bare = "allOf" in d and not _effective(d["allOf"])  # (an allOf of if/then pairs, say)
-        if not keys.isdisjoint(_DECIDED_ELSEWHERE) and not (bare and keys & _DECIDED_ELSEWHERE == {"allOf"}):
+        deciding = keys & _DECIDED_ELSEWHERE
+        # branches that only require or constrain listed properties ("one of a or b is required") name no other
+        listed_here = d.get("properties") if isinstance(d.get("properties"), dict) else {}
+        names_only = bool(listed_here) and deciding <= _BRANCHING and all(_names_only(d[k], listed_here)
+                                                                           for k in deciding)
+        if deciding and not (bare and deciding == {"allOf"}) and not names_only:
             return _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
         declared = d.get("type")
         if declared is None and len(kind := {_KIND.get(k) for k in keys} - {None}) == 1 and (
@@ -233,7 +241,8 @@ class _Narrowing:
         if closable and "object" in names:
             listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
             required = d.get("required") if isinstance(d.get("required"), list) else []
-            if _closes(d, listed, required, _NOT_CLOSING - _LLG_IGNORES - ({"allOf"} if bare else set())):
+            if _closes(d, listed, required, _NOT_CLOSING - _LLG_IGNORES - ({"allOf"} if bare else set())
+                       - (deciding if names_only else set())):
                 d["additionalProperties"] = False
             elif keys.isdisjoint(_FREE):
                 d["additionalProperties"] = self.shared(OPEN_NAME)
@@ -370,6 +379,26 @@ def _closes(d: dict[str, Any], listed: dict[str, Any], required: list[Any],
     # llguidance counts properties only when every listed one is required; otherwise (lenient) minProperties
     # counts extra ones, which a closed object has none of
     return needed <= listed.keys() and (least == 0 or (listed.keys() <= set(required) and least <= len(listed)))
+
+
+def _names_only(branches: Any, listed: dict[str, Any]) -> bool:
+    """Whether every branch only requires or constrains properties of ``listed`` (nested the same way), so closing
+    the object to ``listed`` leaves each branch satisfiable as it was."""
+    if not isinstance(branches, list) or not branches:
+        return False
+    for branch in branches:
+        if not isinstance(branch, dict) or not branch.keys() <= _NAME_ONLY or branch.get("type", "object") != "object":
+            return False
+        required, named = branch.get("required", []), branch.get("properties", {})
+        if not isinstance(required, list) or not isinstance(named, dict):
+            return False
+        if not set(required) <= listed.keys() or not named.keys() <= listed.keys():
+            return False
+        if not all(_names_only(branch[k], listed) for k in branch.keys() & _BRANCHING):
+            return False
+        if "not" in branch and not _names_only([branch["not"]], listed):
+            return False
+    return True
 
 
 def _says_nothing(keyword: str, value: Any) -> bool:
