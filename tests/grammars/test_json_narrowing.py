@@ -140,7 +140,8 @@ def test_an_object_whose_branches_only_require_listed_properties_is_closed():
     # "one of a or b is required" (JSONSchemaBench Github_easy/o68296): closing the object to its listed
     # properties keeps each branch satisfiable, and llguidance meets each branch with the closed object
     schema = {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "b": {"type": "integer"}},
-              "anyOf": [{"required": ["a"]}, {"required": ["b"], "properties": {"b": {"type": "integer", "minimum": 0}}}]}
+              "anyOf": [{"required": ["a"]},
+                        {"required": ["b"], "properties": {"b": {"type": "integer", "minimum": 0}}}]}
     assert enforcement(schema, "json").sound
     grammar = compile_schema(schema, "json")
     assert accepts(grammar, '{"a":"x"}') and accepts(grammar, '{"b":2}')
