@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.grammars import Grammar, GrammarError, accepts, copy_sequence, copy_tree, sample
+from corral.grammars import Grammar, GrammarError, accepts, copy_sequence, copy_tree
 from corral.grammars._copy import MAX_TOKENS
-from corral.grammars._sample import random_walk
+
+from .drawing import drawn
 
 LABELS = ("S", "NP", "VP")
 TAGS = ("DT", "NN", ".")
@@ -89,16 +90,12 @@ def span_cfg(tokens: list[str]) -> Grammar:
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tokens=WORDS, seed=st.integers(0, 10**6))
 def test_every_text_a_copy_tree_accepts_is_a_tree_over_exactly_the_tokens_in_order(tokens, seed):
-    grammar, spans = tree(tokens), span_cfg(tokens)
-    drawn = 0
-    for k in range(3):
-        text = sample(grammar, random_walk(seed + k, 0.2 + 0.2 * k), max_bytes=4000, strict=True)
-        if text is None:
-            continue
-        drawn += 1
+    spans = span_cfg(tokens)
+    texts = drawn(tree(tokens), seed, stop=0.2, max_bytes=4000)
+    for text in texts:
         assert read(text) == tuple(tokens), text
         assert accepts(spans, text), text  # the O(n³) encoding agrees
-    assert drawn
+    assert texts
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,6 +12,8 @@ from corral.grammars import Grammar, GrammarError, accepts, compile_schema, enfo
 from corral.grammars._sample import random_walk
 from corral.schema import is_valid, parse_sample
 
+from .drawing import drawn
+
 NAMES = st.sampled_from(["a", "b", "id", "x y"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.sampled_from([0.5, -1.25, 1e20]),
                     st.sampled_from(["", "x", "é"]))
@@ -73,14 +75,10 @@ def test_every_text_of_a_small_schema_validates(schema, seed):
     assert found.sound, found.after
     grammar = compile_schema(schema, "json")
     grammar.validate()  # narrowing left a value
-    drawn = 0
-    for k in range(3):
-        text = sample(grammar, random_walk(seed + k, 0.1 + 0.2 * k), max_bytes=3000, strict=True)
-        if text is None:
-            continue
-        drawn += 1
+    texts = drawn(grammar, seed)
+    for text in texts:
         assert is_valid(schema, parse_sample(text, "json")), (text, schema)
-    assert drawn, "no text drawn: nothing was checked"
+    assert texts, "no text drawn: nothing was checked"
 
 
 def test_narrowing_keeps_what_the_schema_asks_and_drops_only_what_llguidance_would_get_wrong():

@@ -230,7 +230,10 @@ def test_every_sampled_text_is_valid_when_all_keywords_are_exact(schema, output,
         assume(_check_samples(schema, output, range(seed, seed + 4)) > 0)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# most drawn schemas leave some keyword to the validator and are filtered out on purpose: with some seeds that
+# trips hypothesis's filter health check (seen on main before this change with --hypothesis-seed=8, 10, 13)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                 HealthCheck.filter_too_much])
 @given(schema=schemas, seed=st.integers(0, 10**6))
 def test_json_texts_are_valid_when_enforcement_is_sound(schema, seed):
     assume(_grammar_or_none(schema, "json") is not None and enforcement(schema, "json").sound)

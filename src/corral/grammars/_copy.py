@@ -114,16 +114,19 @@ def _rules(rules: Mapping[str, str] | None, words: list[str], *templates: str,
     """The rule lines: the caller's, and ``TOKEN``; a name a template uses that nothing defines is an error here,
     not when the engine first compiles the grammar mid-run."""
     defined = dict(rules or {})
-    used = {name for template in (*templates, *defined.values())
-            for name in _NAME.findall(_LITERAL.sub(" ", template.replace("{token}", "").replace("{index}", "")))}
-    if "TOKEN" not in defined and "TOKEN" in used:  # (only where used: each literal costs compile time)
+    used = {template: _names(template) for template in (*templates, *defined.values())}
+    if "TOKEN" not in defined and any("TOKEN" in names for names in used.values()):  # (each literal costs time)
         defined["TOKEN"] = " | ".join(lit(word) for word in dict.fromkeys(words))
     for template in templates:
-        names = set(_NAME.findall(_LITERAL.sub(" ", template.replace("{token}", "").replace("{index}", ""))))
-        missing = sorted(names - defined.keys() - known)
+        missing = sorted(used[template] - defined.keys() - known)
         if missing:
             raise GrammarError(f"the copy template {template!r} uses {', '.join(missing)}, which no rule defines")
     return [f"{name}: {body}" for name, body in defined.items()]
+
+
+def _names(template: str) -> set[str]:
+    """The rule names a Lark expression uses (outside its string and regex literals)."""
+    return set(_NAME.findall(_LITERAL.sub(" ", template.replace("{token}", " ").replace("{index}", " "))))
 
 
 def _grammar(source: str, description: str) -> Grammar:

@@ -146,12 +146,13 @@ def json_pattern_risk(pattern: str) -> str | None:
     except Unsupported as exc:
         return f"not checked against the validators' regex engines: {exc}"
     sre = sre_parser()
-    if _has_op(sre.parse(pattern).data, sre, negated_category=True):
+    parsed = sre.parse(pattern).data
+    if _has_op(parsed, sre, negated_category=True):
         return ("llguidance's \\s (it takes U+0085), \\D, \\W, \\S (or a negated class with \\d, \\w, \\s) differ "
                 "from ECMA-262's")
-    if _has_op(sre.parse(pattern).data, sre, any_char=True):
+    if _has_op(parsed, sre, any_char=True):
         return "llguidance's '.' matches \\r, which ECMA-262's does not"
-    if _has_op(sre.parse(pattern).data, sre, escaped_excluded=True):
+    if _has_op(parsed, sre, escaped_excluded=True):
         return "llguidance's negated class still takes an escaped '\"' or '\\\\' (probed: [^\"] accepts \\\")"
     return None
 
