@@ -81,6 +81,17 @@ def test_every_text_of_a_small_schema_validates(schema, seed):
     assert texts, "no text drawn: nothing was checked"
 
 
+def test_an_untyped_schema_keeps_its_other_kinds_where_its_own_kind_may_be_empty():
+    # found by the property test above: inferring "object" from `properties` left no value at all, as no
+    # integer fits `a`; the schema as written still allows every value that is not an object
+    schema = {"properties": {"a": {"type": "integer", "minimum": 0, "exclusiveMaximum": 0}}, "required": ["a"]}
+    grammar = compile_schema(schema, "json")
+    grammar.validate()
+    assert accepts(grammar, "1") and accepts(grammar, '"x"') and not accepts(grammar, '{"a":0}')
+    inferred = compile_schema({"properties": {"a": {"type": "integer", "minimum": 0}}, "required": ["a"]}, "json")
+    assert accepts(inferred, '{"a":3}') and not accepts(inferred, "1")
+
+
 def test_narrowing_keeps_what_the_schema_asks_and_drops_only_what_llguidance_would_get_wrong():
     schema = {"type": "object", "properties": {"n": {"type": "number", "description": "a price"},
                                                "m": {"type": ["number", "null"]}, "any": {}},

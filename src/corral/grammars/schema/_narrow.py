@@ -22,13 +22,14 @@ there may reach them. An object is closed only where no other schema applies to 
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
 from ._enforcement import ASSERTIONS
-from ._values import escape_pointer
+from ._values import escape_pointer, is_number
 
 OPEN_NUMBER = 10**15 - 1
 """How far an open side of a number reaches past the other bound (15 digits, as the YAML/XML compilers)."""
@@ -233,8 +234,11 @@ class _Narrowing:
             return _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
         declared = d.get("type")
         if declared is None and len(kind := {_KIND.get(k) for k in keys} - {None}) == 1 and (
-                closable or kind == {"object"}):  # (where joined, a kind other schemas may exclude is not assumed)
-            declared = d["type"] = kind.pop()  # untyped, but its keywords speak of one kind (`properties`...)
+                closable or kind == {"object"}) and _surely_satisfiable(d):
+            # untyped, but its keywords speak of one kind (`properties`...): only that kind is written, unless
+            # that kind could be empty (a required property no value fits) where the schema allows the others
+            # (where joined, a kind other schemas may exclude is not assumed)
+            declared = d["type"] = kind.pop()
         names = (declared,) if isinstance(declared, str) else declared or _TYPES
         if closable and "array" in names and "items" not in d and "unevaluatedItems" not in d:
             d["items"] = self.shared(OPEN_NAME)
@@ -399,6 +403,43 @@ def _names_only(branches: Any, listed: dict[str, Any]) -> bool:
         if "not" in branch and not _names_only([branch["not"]], listed):
             return False
     return True
+
+
+def _surely_satisfiable(d: Any, depth: int = 3) -> bool:
+    """Whether some value surely fits ``d``, judged cheaply (False: perhaps not): bounds in order, every required
+    property listed (or extra ones allowed) with a schema surely satisfiable in turn, no ``enum``/``const``
+    beside a ``type`` they might miss; a reference or applicator is trusted to its own place."""
+    if d is True or d == {}:
+        return True
+    if not isinstance(d, dict) or depth <= 0 or "not" in d or (("enum" in d or "const" in d) and "type" in d):
+        return False
+    if "enum" in d and not (isinstance(d["enum"], list) and d["enum"]):
+        return False
+    if d.get("type") == []:
+        return False
+    for low, high in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties")):
+        if is_number(d.get(low)) and is_number(d.get(high)) and d[low] > d[high]:
+            return False
+    lows = [d[k] for k in ("minimum", "exclusiveMinimum") if is_number(d.get(k))]
+    highs = [d[k] for k in ("maximum", "exclusiveMaximum") if is_number(d.get(k))]
+    if lows and highs:
+        low, high = max(lows), min(highs)
+        exclusive = "exclusiveMinimum" in d or "exclusiveMaximum" in d
+        if low > high or (low == high and exclusive) or (d.get("type") == "integer" and (
+                math.ceil(low) > math.floor(high) or exclusive and math.floor(high) - math.ceil(low) < 2)):
+            return False
+    listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
+    required = d.get("required") if isinstance(d.get("required"), list) else []
+    for name in required:
+        if name in listed:
+            if not _surely_satisfiable(listed[name], depth - 1):
+                return False
+        elif d.get("additionalProperties") is False or "patternProperties" in d:
+            return False
+    if is_number(d.get("maxProperties")) and len(set(required)) > d["maxProperties"]:
+        return False
+    return "items" not in d or not is_number(d.get("minItems")) or d["minItems"] == 0 or _surely_satisfiable(
+        d["items"], depth - 1)
 
 
 def _says_nothing(keyword: str, value: Any) -> bool:
