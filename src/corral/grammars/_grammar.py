@@ -57,6 +57,9 @@ class Grammar:
         if self.format == "regex":
             return LLMatcher.grammar_from_regex(self.source)
         # compact JSON: free whitespace lets a small model pad with newlines until max_tokens
+        wrapped = _with_compact_json(self.source)
+        if wrapped is not None:
+            return wrapped
         return LLMatcher.grammar_from_json_schema(self.source, defaults={"whitespace_flexible": False})
 
     def to_json(self) -> dict[str, str]:
@@ -123,6 +126,28 @@ def _one_line(message: str) -> str:
         detail = [line.strip() for line in message.splitlines() if line.strip().startswith("error:")]
         first += " " + (detail[0] if detail else "")
     return first
+
+
+_COMPACT = '{"x-guidance":{"whitespace_flexible":false'
+_LENIENT = '{"x-guidance":{"lenient":true}'
+
+
+def _with_compact_json(source: str) -> str | None:
+    """llguidance's grammar for the JSON Schema text ``source`` with compact JSON, written here when the schema
+    is an object whose only ``x-guidance`` is Corral's own leading ``{"lenient":true}``: the option goes into the
+    text as ``grammar_from_json_schema(source, defaults=...)`` would merge it, which parses and rewrites the
+    whole schema to do so (a fifth of a large schema's compile). None: ask llguidance."""
+    if not source.startswith("{"):
+        return None
+    guided = source.count('"x-guidance"')
+    if guided == 0:
+        rest = source[1:].lstrip()
+        body = _COMPACT + ("}}" if rest.startswith("}") else "}," + source[1:])
+    elif guided == 1 and source.startswith(_LENIENT):
+        body = _COMPACT + ',"lenient":true' + source[len(_LENIENT) - 1:]
+    else:
+        return None
+    return '{"grammars":[{"json_schema":' + body + "}]}"
 
 
 def _sized(text: str, what: str) -> str:

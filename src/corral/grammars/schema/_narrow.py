@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ._enforcement import ASSERTIONS
-from ._values import escape_pointer, is_number
+from ._values import escape_pointer, is_number, json_types
 
 OPEN_NUMBER = 10**15 - 1
 """How far an open side of a number reaches past the other bound (15 digits, as the YAML/XML compilers)."""
@@ -66,6 +66,9 @@ _SCALAR = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMi
 _LLG_IGNORES = frozenset({"if", "then", "else", "not", "dependentSchemas", "propertyNames", "unevaluatedProperties"})
 """Keywords llguidance ignores (lenient mode): they join nothing in the grammar it builds."""
 _VALUES = frozenset({"enum", "const", "default", "examples"})
+_PLAIN_NUMBER = frozenset({"type", "format", *NOTES})
+_BLOCKING = _NOT_CLOSING - _LLG_IGNORES
+"""What keeps an object open as llguidance reads it (keywords it ignores join nothing)."""
 _KEPT = ASSERTIONS | {"$defs", "definitions", "$id", "id", "$anchor", "$dynamicAnchor", "$schema", "x-guidance"}
 _KIND = {**dict.fromkeys(("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
                           "minProperties", "maxProperties", "dependentRequired", "unevaluatedProperties"), "object"),
@@ -96,8 +99,9 @@ class _Narrowing:
         defs = root.get("$defs", {}) if isinstance(root, dict) else None
         if not isinstance(defs, dict) or NUMBER_NAME in defs or OPEN_NAME in defs:
             return
-        keys = _KEYS.findall(text)  # one pass over the text tells what a walk would
-        seen = {key for key, _ in keys}
+        # the text tells cheaply what a walk would (a substring test is quicker than a regex pass)
+        seen = {key for key in ("not", "if", "$id", "id") if f'"{key}":' in text}
+        keys = _KEYS.findall(text) if "$id" in seen or "id" in seen else []
         own = next((root[k] for k in ("$id", "id") if isinstance(root.get(k), str)), None)
         base = ""  # an inner $id (or draft 4's id) would resolve "#/$defs/..." inside itself: refer to the root's
         if sum(key in ("$id", "id") and bool(quote) for key, quote in keys) > (own is not None):
@@ -119,6 +123,7 @@ class _Narrowing:
         self.negated: set[str] = set()
         self.edges: dict[str, set[str]] = {}
         self.current = ""
+        self.targets: dict[str, str | None] = {}
         tops = [k for k in ("$defs", "definitions") if isinstance(root.get(k), dict)]
         # A local reference may also reach a schema kept under a word of the author's own (`#/port`,
         # `#/twitter/statuses/args`): that place is narrowed as a definition is, or its numbers stay unbounded.
@@ -162,6 +167,13 @@ class _Narrowing:
 
     def definition(self, ref: Any) -> str | None:
         """The root definition a reference reaches (``#/$defs/name``, or an own place such as ``#/port``)."""
+        if not isinstance(ref, str):
+            return None
+        if ref not in self.targets:
+            self.targets[ref] = self._definition(ref)
+        return self.targets[ref]
+
+    def _definition(self, ref: str) -> str | None:
         pointer = unquote(ref.partition("#")[2]) if isinstance(ref, str) else ""
         parts = pointer.split("/")
         if len(parts) >= 3 and parts[1] in self.tops:
@@ -202,8 +214,14 @@ class _Narrowing:
         if not isinstance(d, dict):
             return self.shared(OPEN_NAME) if d is True and closable else d
         declared = d.get("type")
-        if isinstance(declared, str) and declared in _SETTLED and d.keys().isdisjoint(_PLACES):
-            return d  # a string, integer, boolean or null: nothing to narrow
+        if declared.__class__ is str:
+            if declared in _SETTLED and d.keys().isdisjoint(_PLACES):
+                return d  # a string, integer, boolean or null: nothing to narrow
+            if declared == "number" and d.keys() <= _PLAIN_NUMBER:
+                return self.shared(NUMBER_NAME)  # (the common case, decided as `narrow` would)
+        elif len(d) == 1 and "$ref" in d:
+            self.reached(d["$ref"], not closable)
+            return d
         # llguidance has no use for annotations and unknown words (but a subschema kept under one may be referred to)
         drop = [k for k, v in d.items() if k not in _KEPT and (k in NOTES or not isinstance(v, dict | list))]
         if closable and len(drop) == len(d):
@@ -220,16 +238,17 @@ class _Narrowing:
         """``d`` narrowed; where another schema applies to the same value (not ``closable``), only a plain number
         is, so that llguidance's intersection of the two stays what it was."""
         keys = d.keys()
-        for word in ("not", "if"):
-            self.negated.update(r for r in map(self.definition, _references(d.get(word))) if r is not None)
+        if "not" in keys or "if" in keys:
+            self.negated.update(r for word in ("not", "if") for r in map(self.definition, _references(d.get(word)))
+                                if r is not None)
         if "$ref" in d:
             self.reached(d["$ref"], not closable or _joins(d))
         bare = "allOf" in d and not _effective(d["allOf"])  # (an allOf of if/then pairs, say)
         deciding = keys & _DECIDED_ELSEWHERE
         # branches that only require or constrain listed properties ("one of a or b is required") name no other
         listed_here = d.get("properties") if isinstance(d.get("properties"), dict) else {}
-        names_only = bool(listed_here) and deciding <= _BRANCHING and all(_names_only(d[k], listed_here)
-                                                                           for k in deciding)
+        names_only = bool(deciding and listed_here) and deciding <= _BRANCHING and all(
+            _names_only(d[k], listed_here) for k in deciding)
         if deciding and not (bare and deciding == {"allOf"}) and not names_only:
             return _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
         declared = d.get("type")
@@ -245,13 +264,17 @@ class _Narrowing:
         if closable and "object" in names:
             listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
             required = d.get("required") if isinstance(d.get("required"), list) else []
-            if _closes(d, listed, required, _NOT_CLOSING - _LLG_IGNORES - ({"allOf"} if bare else set())
-                       - (deciding if names_only else set())):
+            blocking = _BLOCKING if not (bare or names_only) else \
+                _BLOCKING - ({"allOf"} if bare else set()) - (deciding if names_only else set())
+            if _closes(d, listed, required, blocking):
                 d["additionalProperties"] = False
             elif keys.isdisjoint(_FREE):
                 d["additionalProperties"] = self.shared(OPEN_NAME)
                 if not listed and "maxProperties" not in d:  # llguidance lets two extra keys be equal
                     d["maxProperties"] = max(OPEN_KEYS, _count(d.get("minProperties")), len(required))
+            elif "additionalProperties" not in keys and "unevaluatedProperties" not in keys:
+                # keys no pattern matches are free beside pattern properties: an open value, not 1e999
+                d["additionalProperties"] = self.shared(OPEN_NAME)
         d = _descend(d, self.visit, self.defs, self.defs_closable, closable, True)
         if "number" not in names or not keys.isdisjoint(_NUMBER_BOUNDS):
             return d
@@ -411,10 +434,13 @@ def _surely_satisfiable(d: Any, depth: int = 3) -> bool:
     beside a ``type`` they might miss; a reference or applicator is trusted to its own place."""
     if d is True or d == {}:
         return True
-    if not isinstance(d, dict) or depth <= 0 or "not" in d or (("enum" in d or "const" in d) and "type" in d):
+    if not isinstance(d, dict) or depth <= 0 or "not" in d:
         return False
-    if "enum" in d and not (isinstance(d["enum"], list) and d["enum"]):
-        return False
+    if "enum" in d or "const" in d:  # a listed value of the declared type, with nothing else asked of it
+        values = [d["const"]] if "const" in d else d["enum"] if isinstance(d["enum"], list) else []
+        kinds = _types(d) | ({"float"} if "number" in _types(d) else set())
+        return (d.keys() - NOTES <= {"enum", "const", "type"} and len(d.keys() & {"enum", "const"}) == 1
+                and any(json_types(v) & kinds for v in values))
     if d.get("type") == []:
         return False
     for low, high in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties")):
