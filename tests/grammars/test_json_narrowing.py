@@ -160,3 +160,23 @@ def test_an_object_whose_branches_only_require_listed_properties_is_closed():
     # a branch requiring a property not listed beside it keeps the object open (closing would empty the branch)
     other = {"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["zz"]}]}
     assert '"additionalProperties":false' not in compile_schema(other, "json").source
+
+
+def test_keys_no_pattern_matches_get_an_open_value_not_an_unbounded_number():
+    # JSONSchemaBench Github_hard/o48094: llguidance wrote {"<key>": 701E43596455932} for a key beside
+    # patternProperties, which no float holds
+    grammar = compile_schema({"type": "object", "patternProperties": {"^a": {"type": "number"}}}, "json")
+    for text in ('{"a":1.5}', '{"b":3}', '{"b":"x"}'):
+        assert accepts(grammar, text), text
+    for text in ('{"b":3e4407}', '{"a":3e4407}', '{"b":1.5}'):
+        assert not accepts(grammar, text), text
+
+
+def test_a_closing_walk_draws_a_schema_of_many_required_strings_within_the_byte_budget():
+    names = [f"field{i}" for i in range(40)]
+    schema = {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": names}
+    grammar = compile_schema(schema, "json")
+    plain = [sample(grammar, random_walk(seed, 0.3), max_bytes=4000) for seed in range(3)]
+    closing = [sample(grammar, random_walk(seed, 0.3, close=0.5), max_bytes=4000) for seed in range(3)]
+    assert plain.count(None) >= 2  # a uniform byte closes a string about once in 200
+    assert all(text is not None and is_valid(schema, parse_sample(text, "json")) for text in closing)

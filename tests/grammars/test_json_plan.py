@@ -142,3 +142,34 @@ def test_a_value_llguidance_refuses_is_dropped_and_reported():
     found = enforcement(schema, "json")
     assert ("#/properties/x", "pattern", "llguidance cannot compile this value, so decoding drops it") in found.after
     assert llg_error(json_plan(canonical(schema)).source) is None
+
+
+# ------------------------------------------------------------------------ compact JSON written into the schema
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-9, 9) | st.text("ab\"\\{}x- ", max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["type", "x-guidance", "a", "lenient", "{", "properties"]), inner, max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.dictionaries(st.sampled_from(["type", "x-guidance", "a", "properties", "b"]), _json_values,
+                            max_size=4), lenient=st.booleans(), spaced=st.booleans())
+def test_compact_json_is_written_into_the_schema_as_llguidance_would_merge_it(body, lenient, spaced):
+    import json
+
+    from llguidance import LLMatcher
+
+    from corral.grammars._grammar import _with_compact_json
+
+    schema = {"x-guidance": {"lenient": True}, **body} if lenient and "x-guidance" not in body else body
+    source = json.dumps(schema) if spaced else compact(schema)
+    ours = _with_compact_json(source)
+    if ours is None:  # llguidance merges it (an x-guidance of the author's own): nothing to compare
+        assert '"x-guidance"' in source
+        return
+    try:
+        theirs = LLMatcher.grammar_from_json_schema(source, defaults={"whitespace_flexible": False})
+    except ValueError:
+        return  # (llguidance refuses options of the wrong shape; ours is refused at the matcher then)
+    assert json.loads(ours)["grammars"][0]["json_schema"] == json.loads(theirs)["grammars"][0]["json_schema"]
