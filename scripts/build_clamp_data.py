@@ -17,6 +17,13 @@ sources give the same bytes.
     (``one_line``); ``words`` are exactly its leaves in order, as GUM writes them (``-LRB-``/``-RRB-`` for
     brackets). A leaf containing a bracket or a space would make the one-line tree ambiguous and stops the build.
 
+``smcalflow_valid.jsonl.gz`` (SMCalFlow 2.0 validation dialogues from BenchCLAMP's repository, MIT)
+    One row per turn, ``{"id", "part", "utterance", "last_user", "last_agent", "lispress", "skip", "splits"}``:
+    ``id`` is ``<dialogue id>_<turn index>``, ``part`` is always ``dev`` (the training dialogues are not in the
+    shared data), ``last_user``/``last_agent`` the previous turn's utterances ("" on a first turn), ``skip``
+    SMCalFlow's own flag for turns left out of evaluation, and ``splits`` the BenchCLAMP id lists that name the
+    turn (``dev-100``, ``dev-200``). A listed turn missing from the file stops the build.
+
 ``ud_ewt.jsonl.gz`` (UD English EWT, CC BY-SA 4.0)
     One row per sentence of ``en_ewt-ud-{train,dev,test}.conllu`` (plain or ``.gz``), read with the ``conllu``
     package, ``{"id", "part", "words", "heads", "relations"}`` over the syntactic words: multiword-token ranges
@@ -124,8 +131,40 @@ def ewt_rows(shared: Path) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# SMCalFlow 2.0 (Lispress)
 
-BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows}
+CALFLOW_FILE = "smcalflow_valid.jsonl.gz"
+CALFLOW_SPLITS = {"dev-100": "ids_dev_100_uniform.txt", "dev-200": "ids_dev_200_uniform.txt"}
+
+
+def calflow_rows(shared: Path) -> list[dict[str, Any]]:
+    """One row per turn of the SMCalFlow 2.0 validation dialogues, in file order, with the context BenchCLAMP
+    gives a model (the previous turn's user and agent utterances) and the BenchCLAMP id lists it belongs to."""
+    folder = shared / "smcalflow_benchclamp"
+    member: dict[tuple[str, int], list[str]] = {}
+    for split, name in CALFLOW_SPLITS.items():
+        for line in (folder / "calflow_data" / name).read_text(encoding="utf-8").split():
+            dialogue, turn = line.rsplit(",", 1)
+            member.setdefault((dialogue, int(turn)), []).append(split)
+    rows = []
+    with gzip.open(folder / "valid.dataflow_dialogues_ir.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            dialogue = json.loads(line)
+            last_user = last_agent = ""
+            for turn in dialogue["turns"]:
+                key = (dialogue["dialogue_id"], int(turn["turn_index"]))
+                utterance = turn["user_utterance"]["original_text"]
+                rows.append({"id": f"{key[0]}_{key[1]}", "part": "dev", "utterance": utterance,
+                             "last_user": last_user, "last_agent": last_agent, "lispress": turn["lispress"],
+                             "skip": bool(turn["skip"]), "splits": member.pop(key, [])})
+                last_user = utterance
+                last_agent = (turn.get("agent_utterance") or {}).get("original_text", "")
+    if member:
+        raise SystemExit(f"{len(member)} listed turns are not in the validation file, e.g. {next(iter(member))}")
+    return rows
+
+
+BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows}
 
 
 def main(shared: Path, out: Path = OUT) -> list[tuple[Path, list[dict[str, Any]]]]:

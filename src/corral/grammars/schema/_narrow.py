@@ -452,7 +452,7 @@ def _surely_satisfiable(d: Any, depth: int = 3) -> bool:
         low, high = max(lows), min(highs)
         exclusive = "exclusiveMinimum" in d or "exclusiveMaximum" in d
         if low > high or (low == high and exclusive) or (d.get("type") == "integer" and (
-                math.ceil(low) > math.floor(high) or exclusive and math.floor(high) - math.ceil(low) < 2)):
+                math.ceil(low) > math.floor(high) or (exclusive and math.floor(high) - math.ceil(low) < 2))):
             return False
     listed = d.get("properties") if isinstance(d.get("properties"), dict) else {}
     required = d.get("required") if isinstance(d.get("required"), list) else []
