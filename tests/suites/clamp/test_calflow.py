@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from corral.suites.clamp import canonical_lispress
 from corral.suites.clamp._calflow import CALFLOW_SPLITS, calflow_split, calflow_turns
-from corral.suites.clamp._lispress import canonical
 
 
 def test_every_validation_turn_is_shipped_with_its_context():
@@ -17,7 +17,7 @@ def test_every_validation_turn_is_shipped_with_its_context():
     later = turns[turns.index(first) + 1]
     if later.dialogue == first.dialogue:  # the next turn sees this one as its context
         assert later.last_user == first.utterance
-    assert all(canonical(t.lispress) == t.lispress for t in turns[:500])
+    assert all(canonical_lispress(t.lispress) == t.lispress for t in turns[:500])
 
 
 @pytest.mark.parametrize(("name", "size"), [("dev-100", 100), ("dev-200", 200)])

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.errors import InputError
-from corral.suites.clamp._lispress import Group, LispressError, canonical, lispress_match, read
+from corral.suites.clamp._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 
 VALID = Path(__file__).parents[3].parent / "shared/data/smcalflow_benchclamp/valid.dataflow_dialogues_ir.jsonl.gz"
 
@@ -27,17 +27,17 @@ programs = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(program=programs, spaces=st.lists(st.sampled_from([" ", "  ", "\n", "\t "]), min_size=1, max_size=5))
 def test_a_printed_program_reads_back_the_same_and_spacing_does_not_count(program, spaces):
-    text = canonical(program)
-    assert read(text) == program
-    assert canonical(text) == text
+    text = canonical_lispress(program)
+    assert read_lispress(text) == program
+    assert canonical_lispress(text) == text
     spaced = text.replace(" ", spaces[0]).replace("(", "(" + spaces[-1])
     # (a space after an opener is spacing too, except inside a string, where the replace above may land)
     if '"' not in text:
-        assert canonical(spaced) == text and lispress_match(spaced, text)
+        assert canonical_lispress(spaced) == text and lispress_match(spaced, text)
 
 
 def test_type_brackets_belong_to_the_name_and_a_spaced_bracket_opens_a_list():
-    tree = read('(f #(List[Path] []) [a "b c"] Constraint[List[Event]])')
+    tree = read_lispress('(f #(List[Path] []) [a "b c"] Constraint[List[Event]])')
     assert tree == Group("(", ("f", Group("#(", ("List[Path]", Group("[", ()))),
                                Group("[", ("a", '"b c"')), "Constraint[List[Event]]"))
 
@@ -55,7 +55,7 @@ def test_strings_compare_by_value_not_by_escape():
 ])
 def test_a_text_that_is_not_one_program_is_refused_with_its_offset(text, where):
     with pytest.raises(LispressError, match=where.replace("(", r"\(").replace(")", r"\)")) as caught:
-        read(text)
+        read_lispress(text)
     assert isinstance(caught.value, InputError)
     assert not lispress_match(text, "(a)")
 
@@ -65,4 +65,4 @@ def test_every_smcalflow_validation_program_is_already_canonical():
     with gzip.open(VALID, "rt", encoding="utf-8") as f:
         programs = [t["lispress"] for line in f for t in json.loads(line)["turns"]]
     assert len(programs) == 14757
-    assert all(canonical(p) == p for p in programs)
+    assert all(canonical_lispress(p) == p for p in programs)

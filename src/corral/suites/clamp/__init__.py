@@ -1,8 +1,14 @@
 """BenchCLAMP-style parsing (Roy et al., "BenchCLAMP: A Benchmark for Evaluating Language Models on Syntactic and
 Semantic Parsing"): constituency parsing on GUM trees and dependency parsing on UD English EWT, with the paper's
-low/medium/high-resource splits and BM25 few-shot retrieval."""
+low/medium/high-resource splits and BM25 few-shot retrieval; for semantic parsing (in progress), SMCalFlow's
+validation turns with Lispress match, and a read-only runner for predicted SQL."""
 
+from ._calflow import CALFLOW_SPLITS, CalflowSplit, CalflowTurn, calflow_split, calflow_turns
 from ._coverage import Coverage, coverage
+from ._lispress import LispressError, canonical_lispress, lispress_match, read_lispress
+from ._sqlite import QueryResult, run_query
 from ._task import clamp_constituency, clamp_dependency
 
-__all__ = ["Coverage", "clamp_constituency", "clamp_dependency", "coverage"]
+__all__ = ["CALFLOW_SPLITS", "CalflowSplit", "CalflowTurn", "Coverage", "LispressError", "QueryResult",
+           "calflow_split", "calflow_turns", "canonical_lispress", "clamp_constituency", "clamp_dependency",
+           "coverage", "lispress_match", "read_lispress", "run_query"]

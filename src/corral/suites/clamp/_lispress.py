@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from corral.errors import InputError
 
-__all__ = ["Group", "LispressError", "Node", "canonical", "lispress_match", "read"]
+__all__ = ["Group", "LispressError", "Node", "canonical_lispress", "lispress_match", "read_lispress"]
 
 MAX_DEPTH = 200
 """Deeper programs are refused (SMCalFlow's deepest validation program nests 31 levels)."""
@@ -43,7 +43,7 @@ Node = Group | str
 _CLOSERS = {"(": ")", "#(": ")", "^(": ")", "[": "]"}
 
 
-def read(text: str) -> Node:
+def read_lispress(text: str) -> Node:
     """The one program ``text`` holds (surrounding whitespace allowed)."""
     stack: list[tuple[str, list[Node], int]] = []
     done: list[Node] = []
@@ -87,15 +87,15 @@ def read(text: str) -> Node:
     return done[0]
 
 
-def canonical(program: str | Node) -> str:
+def canonical_lispress(program: str | Node) -> str:
     """``program`` (text or tree) printed the canonical way."""
-    return _flat(read(program) if isinstance(program, str) else program)
+    return _flat(read_lispress(program) if isinstance(program, str) else program)
 
 
 def lispress_match(predicted: str, gold: str) -> bool:
     """BenchCLAMP's Lispress match: both read, and print the same. An unreadable prediction does not match."""
     try:
-        return canonical(predicted) == canonical(gold)
+        return canonical_lispress(predicted) == canonical_lispress(gold)
     except LispressError:
         return False
 
@@ -161,3 +161,4 @@ def _canonical_string(literal: str, at: int) -> str:
     if not isinstance(value, str):
         raise LispressError(f"bad string literal at offset {at}")
     return json.dumps(value, ensure_ascii=False)
+
