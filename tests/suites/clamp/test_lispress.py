@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 from corral.errors import InputError
 from corral.suites.clamp._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 
-VALID = Path(__file__).parents[3].parent / "shared/data/smcalflow_benchclamp/valid.dataflow_dialogues_ir.jsonl.gz"
+SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).parents[3].parent / "shared" / "data"))
+VALID = SHARED / "smcalflow_benchclamp" / "valid.dataflow_dialogues_ir.jsonl.gz"
 
 NAMES = st.sampled_from(["Yield", ":output", "Constraint[Event]", "?=", "List[Path]", "2L", "^Event", "x0", "let"])
 STRINGS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6).map(
