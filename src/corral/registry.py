@@ -42,7 +42,7 @@ backends = catalogue.create("corral", "backends", entry_points=True)
 
 tasks = catalogue.create("corral", "tasks", entry_points=True)
 """Evaluation tasks, ``name -> corral.tasks.TaskFactory`` (``register_task``: the factory and its declared options):
-collie, formatbench, concode-gen, concode-val, clamp-constituency, clamp-dependency."""
+collie, formatbench, concode-gen, concode-val, clamp-constituency, clamp-dependency, clamp-lispress."""
 
 answer_extractors = catalogue.create("corral", "answer_extractors", entry_points=True)
 """Answer-extraction policies, ``name -> (output: str) -> str``: what part of a model's output is checked."""

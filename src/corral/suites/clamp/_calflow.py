@@ -40,6 +40,11 @@ class CalflowTurn:
     def dialogue(self) -> str:
         return self.id.rsplit("_", 1)[0]
 
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The utterance's words (what few-shot retrieval compares)."""
+        return tuple(self.utterance.split())
+
 
 @dataclass(frozen=True)
 class CalflowSplit:

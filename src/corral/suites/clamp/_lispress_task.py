@@ -1,0 +1,92 @@
+"""``clamp-lispress``: SMCalFlow semantic parsing to Lispress on Corral's runner, free or constrained by a grammar
+induced from the example pool (``_lispress_grammar``).
+
+The prompt is BenchCLAMP's few-shot template (the same as the syntactic tasks): up to ``shots`` examples from
+validation dialogues outside the evaluated split, retrieved by BM25 over the utterance (best match last, the
+weakest dropped first to fit ``budget``), then the turn's utterance alone (BenchCLAMP found that more dialogue
+context hurts few-shot prompting). The checker judges **well-formedness** (one Lispress program); the quality is
+BenchCLAMP's Lispress match (``exact_match``) and ``well_formed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from corral.grammars import Grammar
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.verdicts import Verdict, Violation
+
+from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split
+from ._lispress import LispressError, lispress_match, read_lispress
+from ._lispress_grammar import induce_lispress_grammar
+from ._task import INSTRUCTION, _check_counts, _count_tokens, _max_tokens
+
+VERSION = "1"
+
+
+def render_turn(turn: CalflowTurn) -> str:
+    return f"Human: {turn.utterance}\nComputer: {turn.lispress}\n"
+
+
+@cache
+def split_grammar(name: str) -> Grammar:
+    """The Lispress grammar induced from ``name``'s example pool (the same for every turn of the split)."""
+    return induce_lispress_grammar(turn.lispress for turn in calflow_split(name).examples).grammar
+
+
+def check_lispress(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
+    """Well-formed: the answer reads as one Lispress program."""
+    try:
+        read_lispress(answer)
+        found: list[Violation] = []
+    except LispressError as exc:
+        found = [Violation("lispress", f"The answer is not one Lispress program: {exc}.", seen=answer[:60])]
+    return Verdict.of(found, detail={"well_formed": not found})
+
+
+def lispress_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+    matched = lispress_match(answer, instance.target["gold"])
+    try:
+        read_lispress(answer)
+        well_formed = 1.0
+    except LispressError:
+        well_formed = 0.0
+    return {"exact_match": float(matched), "well_formed": well_formed}
+
+
+def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
+    from ._retrieval import Retriever
+
+    chosen = calflow_split(eval_set)
+    retriever = Retriever(chosen.examples, retriever_method) if shots > 0 else None
+    for turn in chosen.test:
+        picked = retriever.select(turn.words, k=shots, budget_tokens=budget, count_tokens=_count_tokens,
+                                  render=render_turn, exclude_id=turn.id) if retriever is not None else []
+        pairs = "".join(render_turn(shot) for shot in picked)
+        yield TaskInstance(
+            id=turn.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {turn.utterance}\nComputer:",
+            target={"gold": turn.lispress, "split": eval_set},
+            groups={"dataset": "smcalflow", "split": eval_set},
+            max_tokens=_max_tokens(turn.lispress), reference=turn.lispress)
+
+
+@register_task("clamp-lispress", options=(
+    TaskOption("eval_set", str, "dev-100", "BenchCLAMP's evaluated SMCalFlow turns", choices=CALFLOW_SPLITS),
+    TaskOption("shots", int, 20, "few-shot examples retrieved by BM25 (at most; the budget may drop some)"),
+    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
+               "embeddings (slow)", choices=("bm25", "dense")),
+))
+def clamp_lispress(eval_set: str, shots: int, budget: int, retriever: str) -> Task:
+    """SMCalFlow utterances to Lispress programs (BenchCLAMP's SMCalFlow task on the validation dialogues)."""
+    _check_counts("clamp-lispress", shots, budget)
+    return Task(
+        name="clamp-lispress", version=VERSION,
+        instances=lambda: _instances(eval_set, shots, budget, retriever),
+        check=check_lispress, grammar=lambda instance: split_grammar(instance.target["split"]),
+        template=PromptTemplate(), extract="first_line", quality=lispress_quality, stop=("\nHuman:",),
+        options={"stop": ["\nHuman:"]},
+        description="BenchCLAMP (Roy et al. 2023) SMCalFlow to Lispress, Lispress match",
+    )
