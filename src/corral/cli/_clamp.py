@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from corral.suites.clamp import coverage
+from corral.suites.clamp import CALFLOW_SPLITS, coverage, lispress_coverage
 
 from ._console import fail, out
 
@@ -19,13 +19,16 @@ def clamp_coverage(
     part: Annotated[str, typer.Option(help="train, dev or test.")] = "test",
     limit: Annotated[int | None, typer.Option(help="At most this many examples per dataset.")] = None,
 ) -> None:
-    """The share of each dataset's gold outputs its per-sentence grammar accepts (trees; both dependency
-    forms)."""
+    """The share of each dataset's gold outputs its grammar accepts: per-sentence grammars for trees and both
+    dependency forms (``--part``), the induced Lispress grammar for SMCalFlow's dev-100 and dev-200 turns."""
     if part not in ("train", "dev", "test"):
         raise fail(f"unknown part {part!r}; valid: train, dev, test")
     table = Table("dataset", "form", "examples", "covered", "coverage", "not covered")
-    for dataset, form in (("gum", "tree"), ("ewt", "triples"), ("ewt", "indexed")):
-        found = coverage(dataset, part, form, limit)
+    found_all = [coverage(dataset, part, form, limit)
+                 for dataset, form in (("gum", "tree"), ("ewt", "triples"), ("ewt", "indexed"))]
+    found_all += [lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
+    for found in found_all:
+        dataset = found.dataset if found.dataset != "smcalflow" else f"smcalflow {found.part}"
         why = ", ".join(f"{reason} {count}" for reason, count in found.reasons) or "—"
         table.add_row(dataset, found.form, str(found.examples), str(found.covered), f"{found.rate:.1%}", why)
     out.print(table)

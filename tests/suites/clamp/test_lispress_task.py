@@ -53,3 +53,12 @@ def test_the_checker_judges_well_formedness_and_quality_is_lispress_match():
     broken = check_lispress(instance, gold[:-1])
     assert not broken.passed and broken.violations[0].rule == "lispress"
     assert lispress_quality(instance, "(Yield)") == {"exact_match": 0.0, "well_formed": 1.0}
+
+
+def test_coverage_counts_the_gold_programs_the_induced_grammar_accepts():
+    from corral.suites.clamp import lispress_coverage
+
+    found = lispress_coverage("dev-100", limit=30)
+    assert (found.dataset, found.part, found.form, found.examples) == ("smcalflow", "dev-100", "lispress", 30)
+    assert found.covered >= 28 and found.rate == found.covered / 30
+    assert found.reasons == (() if found.covered == 30 else (("grammar", 30 - found.covered),))

@@ -1,9 +1,10 @@
-"""Grammar coverage (BenchCLAMP's Table 6): the share of gold outputs that the per-sentence grammar accepts.
+"""Grammar coverage (BenchCLAMP's Table 6): the share of gold outputs that the grammars accept.
 
 The grammars are built from the whole training part's labels, tags and relations, so a test tree with a label
 never seen in training, a token the copy grammar refuses (none: every token is copied as it is) or a tree nested
 past ``MAX_DEPTH`` is not covered. Each gold output is checked by running it through the grammar's matcher over a
-byte vocabulary (``corral.grammars.accepts``), the same engine constrained decoding uses.
+byte vocabulary (``corral.grammars.accepts``), the same engine constrained decoding uses. For SMCalFlow the grammar
+is the one induced from the split's example pool (``lispress_coverage``).
 """
 
 from __future__ import annotations
@@ -49,3 +50,17 @@ def coverage(dataset: str, part: str = "test", form: str = "triples", limit: int
             reasons["grammar"] += 1
     return Coverage(dataset, part, "tree" if dataset == "gum" else form, len(examples), covered,
                     tuple(reasons.most_common()))
+
+
+def lispress_coverage(split: str, limit: int | None = None) -> Coverage:
+    """How many of ``split``'s gold programs the Lispress grammar induced from its example pool accepts."""
+    from corral.grammars import accepts
+
+    from ._calflow import calflow_split
+    from ._lispress_task import split_grammar
+
+    turns = calflow_split(split).test[:limit]
+    grammar = split_grammar(split)
+    covered = sum(accepts(grammar, turn.lispress) for turn in turns)
+    missed = len(turns) - covered
+    return Coverage("smcalflow", split, "lispress", len(turns), covered, (("grammar", missed),) if missed else ())
