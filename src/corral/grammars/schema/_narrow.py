@@ -174,7 +174,7 @@ class _Narrowing:
         return self.targets[ref]
 
     def _definition(self, ref: str) -> str | None:
-        pointer = unquote(ref.partition("#")[2]) if isinstance(ref, str) else ""
+        pointer = unquote(ref.partition("#")[2])
         parts = pointer.split("/")
         if len(parts) >= 3 and parts[1] in self.tops:
             return f"#/{parts[1]}/{parts[2]}"

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ._calflow import calflow_split
 from ._data import load
+from ._lispress_task import split_grammar
 from ._task import dependency_grammar, target_text, tree_grammar
 
 
@@ -55,9 +57,6 @@ def coverage(dataset: str, part: str = "test", form: str = "triples", limit: int
 def lispress_coverage(split: str, limit: int | None = None) -> Coverage:
     """How many of ``split``'s gold programs the Lispress grammar induced from its example pool accepts."""
     from corral.grammars import accepts
-
-    from ._calflow import calflow_split
-    from ._lispress_task import split_grammar
 
     turns = calflow_split(split).test[:limit]
     grammar = split_grammar(split)

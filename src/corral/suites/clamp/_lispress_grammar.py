@@ -5,10 +5,10 @@ of its parts. The programs carry no types here, so the place an expression fills
 is an argument place (function ``f``'s argument ``:k``, or its i-th positional argument, or the items of a list
 there), and a slot's rule allows every kind of value seen in it anywhere in the examples:
 
-- a call of a function seen there, written as that function was ever written: named arguments in the one order
-  the examples keep for that function (each optional: ``(Constraint[Event] :subject …)`` and
-  ``(Constraint[Event] :start …)`` teach ``:subject`` before ``:start``, so both together are allowed), or, for
-  positional calls, each arity seen;
+- a call of a function seen there, written as that function was ever written: named arguments each optional, in
+  one order that keeps every example's (``(Constraint[Event] :subject … :start …)`` puts ``:subject`` first, so
+  ``(Constraint[Event] :start …)`` alone is allowed too; where the examples leave two keywords unordered, the one
+  at the lower mean position goes first), or, for positional calls, each arity seen;
 - a value literal of a type seen there: ``#(String "…")`` with any string, ``#(Number 2)`` with any number,
   ``#(List[Path] [])`` as seen;
 - a bare atom seen there (a variable such as ``x0``, a number);
