@@ -17,6 +17,12 @@ sources give the same bytes.
     (``one_line``); ``words`` are exactly its leaves in order, as GUM writes them (``-LRB-``/``-RRB-`` for
     brackets). A leaf containing a bracket or a space would make the one-line tree ambiguous and stops the build.
 
+``spider_dev.jsonl.gz`` (Spider's development set and the schemas of its 20 databases, CC BY-SA 4.0)
+    First one row per database (``kind: schema``: original table and column names, column types, primary and
+    foreign keys as indices into ``columns``, Spider's ``*`` entry dropped), then one per question (``kind:
+    question``: ``id``, ``db_id``, the English question and the gold SQL as Spider writes it). See
+    ``spider_rows``.
+
 ``smcalflow_valid.jsonl.gz`` (SMCalFlow 2.0 validation dialogues from BenchCLAMP's repository, MIT)
     One row per turn, ``{"id", "part", "utterance", "last_user", "last_agent", "lispress", "skip", "splits"}``:
     ``id`` is ``<dialogue id>_<turn index>``, ``part`` is always ``dev`` (the training dialogues are not in the
@@ -164,7 +170,44 @@ def calflow_rows(shared: Path) -> list[dict[str, Any]]:
     return rows
 
 
-BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows}
+# ---------------------------------------------------------------------------------------------------------------
+# Spider (text to SQL)
+
+SPIDER_FILE = "spider_dev.jsonl.gz"
+
+
+def spider_rows(shared: Path) -> list[dict[str, Any]]:
+    """Spider's development set, one row per database first (its schema) and then one per question, in file
+    order: ``{"kind": "schema", "db_id", "tables", "columns", "types", "primary_keys", "foreign_keys"}`` with the
+    original (SQLite) names, columns as ``[table index, name]`` without Spider's ``*`` entry and keys indexing
+    ``columns``; ``{"kind": "question", "id", "part", "db_id", "question", "query"}`` with ``id`` the question's
+    position (``spider-dev-0000``). A question whose database has no schema stops the build."""
+    folder = shared / "spider"
+    with gzip.open(folder / "dev.json.gz", "rt", encoding="utf-8") as f:
+        questions = json.load(f)
+    with gzip.open(folder / "tables.json.gz", "rt", encoding="utf-8") as f:
+        schemas = {row["db_id"]: row for row in json.load(f)}
+    used = sorted({q["db_id"] for q in questions})
+    missing = [name for name in used if name not in schemas]
+    if missing:
+        raise SystemExit(f"no schema for the databases {missing}")
+    rows: list[dict[str, Any]] = []
+    for name in used:
+        schema = schemas[name]
+        columns = schema["column_names_original"]
+        if columns[0] != [-1, "*"]:
+            raise SystemExit(f"{name}: the first column is not Spider's '*' entry")
+        rows.append({"kind": "schema", "db_id": name, "tables": schema["table_names_original"],
+                     "columns": columns[1:], "types": schema["column_types"][1:],
+                     "primary_keys": [k - 1 for k in schema["primary_keys"]],
+                     "foreign_keys": [[a - 1, b - 1] for a, b in schema["foreign_keys"]]})
+    for k, question in enumerate(questions):
+        rows.append({"kind": "question", "id": f"spider-dev-{k:04d}", "part": "dev", "db_id": question["db_id"],
+                     "question": question["question"], "query": question["query"]})
+    return rows
+
+
+BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows, SPIDER_FILE: spider_rows}
 
 
 def main(shared: Path, out: Path = OUT) -> list[tuple[Path, list[dict[str, Any]]]]:
@@ -183,5 +226,5 @@ if __name__ == "__main__":
     parser.add_argument("--out", type=Path, default=OUT, help="where to write")
     args = parser.parse_args()
     for path, rows in main(args.shared, args.out):
-        counts = {part: sum(row["part"] == part for row in rows) for part in PARTS}
+        counts = {part: sum(row.get("part") == part for row in rows) for part in PARTS}
         print(f"{path} ({path.stat().st_size:,} bytes; {len(rows):,} rows: {counts})")
