@@ -23,6 +23,9 @@ sources give the same bytes.
     question``: ``id``, ``db_id``, the English question and the gold SQL as Spider writes it). See
     ``spider_rows``.
 
+``benchclamp_sql_grammar.jsonl.gz`` (BenchCLAMP's SQLite SCFG, MIT)
+    The six ``sql_grammar/*.scfg`` files as ``{"file", "text"}`` rows (``sql_grammar_rows``).
+
 ``smcalflow_valid.jsonl.gz`` (SMCalFlow 2.0 validation dialogues from BenchCLAMP's repository, MIT)
     One row per turn, ``{"id", "part", "utterance", "last_user", "last_agent", "lispress", "skip", "splits"}``:
     ``id`` is ``<dialogue id>_<turn index>``, ``part`` is always ``dev`` (the training dialogues are not in the
@@ -207,7 +210,18 @@ def spider_rows(shared: Path) -> list[dict[str, Any]]:
     return rows
 
 
-BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows, SPIDER_FILE: spider_rows}
+SQL_GRAMMAR_FILE = "benchclamp_sql_grammar.jsonl.gz"
+
+
+def sql_grammar_rows(shared: Path) -> list[dict[str, Any]]:
+    """BenchCLAMP's SQLite SCFG, one row per ``.scfg`` file in name order, ``{"file", "text"}``, unchanged (the
+    MIT notice of the ANTLR grammar it adapts stays in ``lexer.scfg`` and ``parser.scfg``)."""
+    folder = shared / "smcalflow_benchclamp" / "sql_grammar"
+    return [{"file": path.name, "text": path.read_text(encoding="utf-8")} for path in sorted(folder.glob("*.scfg"))]
+
+
+BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows, SPIDER_FILE: spider_rows,
+            SQL_GRAMMAR_FILE: sql_grammar_rows}
 
 
 def main(shared: Path, out: Path = OUT) -> list[tuple[Path, list[dict[str, Any]]]]:

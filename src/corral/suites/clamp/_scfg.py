@@ -1,0 +1,208 @@
+"""BenchCLAMP's synchronous grammar files (``.scfg``) read and converted into Lark grammars for Corral's grammar path.
+
+An ``.scfg`` file pairs two context-free grammars rule by rule: ``lhs -> source , plan``. One side is what a
+person writes (an utterance, or SQL with any spacing and case), the other what the program side prints (Lispress,
+or SQL normalised to single spaces). A rule without a comma is the same on both sides. Each side is a sequence of
+
+- ``"..."`` literals (JSON-style escapes such as ``\\"`` and ``\\u000B``), ``/.../`` one-character regexes and
+  nonterminal names, each optionally followed by ``?``, ``*`` or ``+``,
+- ``#e`` or ``empty`` (nothing),
+
+with ``|`` between alternatives. Lines starting with ``#`` are comments. ``read_scfg`` reads files into rules
+(``ScfgError`` names the file, line and column of anything else); ``scfg_to_lark`` writes one side as a Lark
+grammar that llguidance compiles: only the rules reachable from ``start`` (a reachable name no rule defines is an
+error naming where it is used), every literal split into one-character literals. The split matters: the SQL
+grammar spells keywords, identifiers and per-database names letter by letter (``S E L E C T``, ``s i n g e r``),
+and a many-character literal beside them would be one lexeme to the engine's greedy lexer, which cannot back out of
+a lexeme that turns out not to end (``na`` read as the start of ``name`` when the text is ``nax``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from corral.errors import InputError
+
+__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "read_scfg", "scfg_to_lark"]
+
+
+class ScfgError(InputError):
+    """An ``.scfg`` text Corral cannot read, or a side that does not make a grammar (with where)."""
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One item of a rule's side: ``kind`` is ``literal`` (``text`` the decoded string), ``regex`` (``text`` the
+    pattern between the slashes) or ``name`` (``text`` the nonterminal); ``repeat`` is ``""``, ``?``, ``*`` or
+    ``+``."""
+
+    kind: str
+    text: str
+    repeat: str = ""
+
+
+Alternative = tuple[Symbol, ...]
+
+
+@dataclass(frozen=True)
+class Scfg:
+    """Rules by left-hand side: each rule's source and plan alternatives, and where it was written."""
+
+    source: Mapping[str, tuple[Alternative, ...]]
+    plan: Mapping[str, tuple[Alternative, ...]]
+    where: Mapping[str, str]
+    """``file:line`` of each name's first rule (what error messages point at)."""
+
+    def side(self, name: str) -> Mapping[str, tuple[Alternative, ...]]:
+        if name not in ("source", "plan"):
+            raise ValueError(f"an SCFG side is 'source' or 'plan', not {name!r}")
+        return self.source if name == "source" else self.plan
+
+
+_TOKEN = re.compile(r"""
+    (?P<space>[ \t]+)
+  | (?P<literal>"(?:[^"\\\n]|\\.)*")
+  | (?P<regex>/(?:[^/\\\n]|\\.)+/)
+  | (?P<empty>\#e\b|empty\b)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<repeat>[?*+])
+  | (?P<bar>\|)
+  | (?P<comma>,)
+""", re.VERBOSE)
+_RULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*->\s*")
+MAX_SCFG_CHARS = 2_000_000
+"""Larger texts are refused unread (BenchCLAMP's SQL grammar is 60 kB)."""
+
+
+def read_scfg(texts: Iterable[tuple[str, str]]) -> Scfg:
+    """The rules of ``(file name, text)`` pairs, in order; alternatives of one name accumulate across files."""
+    source: dict[str, list[Alternative]] = {}
+    plan: dict[str, list[Alternative]] = {}
+    where: dict[str, str] = {}
+    total = 0
+    for file, text in texts:
+        total += len(text)
+        if total > MAX_SCFG_CHARS:
+            raise ScfgError(f"{file}: the grammar texts pass {MAX_SCFG_CHARS:,} characters")
+        for number, line in enumerate(text.splitlines(), 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            rule = _RULE.match(stripped)
+            if rule is None:
+                raise ScfgError(f"{file}:{number}: a rule starts with a name and '->': {stripped[:60]!r}")
+            lhs = rule.group(1)
+            offset = len(line) - len(line.lstrip()) + rule.end()
+            sides = _read_sides(stripped[rule.end():], f"{file}:{number}", offset)
+            where.setdefault(lhs, f"{file}:{number}")
+            source.setdefault(lhs, []).extend(sides[0])
+            plan.setdefault(lhs, []).extend(sides[-1])
+    return Scfg({k: tuple(v) for k, v in source.items()}, {k: tuple(v) for k, v in plan.items()}, where)
+
+
+def _read_sides(text: str, place: str, offset: int) -> list[list[Alternative]]:
+    """One rule's right-hand side: the alternatives of its one side, or of its source and plan sides."""
+    sides: list[list[Alternative]] = [[]]
+    current: list[Symbol] = []
+    position = 0
+    while position < len(text):
+        token = _TOKEN.match(text, position)
+        if token is None:
+            raise ScfgError(f"{place}:{offset + position + 1}: cannot read {text[position:position + 20]!r}")
+        kind = token.lastgroup
+        if kind == "repeat":
+            if not current or current[-1].repeat:
+                raise ScfgError(f"{place}:{offset + position + 1}: {token.group()!r} follows nothing to repeat")
+            current[-1] = Symbol(current[-1].kind, current[-1].text, token.group())
+        elif kind == "literal":
+            current.append(Symbol("literal", _decode(token.group(), place, offset + position)))
+        elif kind == "regex":
+            current.append(Symbol("regex", token.group()[1:-1]))
+        elif kind == "name":
+            current.append(Symbol("name", token.group()))
+        elif kind in ("bar", "comma"):
+            sides[-1].append(tuple(current))
+            current = []
+            if kind == "comma":
+                if len(sides) == 2:
+                    raise ScfgError(f"{place}:{offset + position + 1}: a rule has at most two sides")
+                sides.append([])
+        position = token.end()
+    sides[-1].append(tuple(current))
+    return sides
+
+
+def _decode(literal: str, place: str, column: int) -> str:
+    try:
+        return json.loads(literal)
+    except json.JSONDecodeError:
+        raise ScfgError(f"{place}:{column + 1}: the literal {literal[:40]} has an escape JSON does not know") \
+            from None
+
+
+def scfg_to_lark(scfg: Scfg, side: str = "source", start: str = "start",
+                 extra: Mapping[str, Sequence[Alternative]] | None = None) -> str:
+    """``side`` of ``scfg`` as Lark source, from ``start``; ``extra`` adds alternatives (per-instance rules, such
+    as a database's table names) before the reachable rules are chosen."""
+    rules = {name: list(alternatives) for name, alternatives in scfg.side(side).items()}
+    for name, alternatives in (extra or {}).items():
+        rules.setdefault(name, []).extend(alternatives)
+    if start not in rules:
+        raise ScfgError(f"the grammar has no rule for its start symbol {start!r}")
+    reachable = _reachable(rules, start, scfg.where)
+    names = _lark_names(reachable, start)
+    lines = []
+    for name in reachable:
+        written = [" ".join(_lark_item(symbol, names) for symbol in alternative) for alternative in rules[name]]
+        lines.append(f"{names[name]}: " + " | ".join(alternative or '""' for alternative in written))
+    return "\n".join(lines) + "\n"
+
+
+def _reachable(rules: Mapping[str, list[Alternative]], start: str, where: Mapping[str, str]) -> list[str]:
+    order, seen, todo = [], {start}, [start]
+    while todo:
+        name = todo.pop()
+        order.append(name)
+        for alternative in rules[name]:
+            for symbol in alternative:
+                if symbol.kind != "name" or symbol.text in seen:
+                    continue
+                if symbol.text not in rules:
+                    raise ScfgError(f"{where.get(name, name)}: {name!r} uses {symbol.text!r}, which no rule defines")
+                seen.add(symbol.text)
+                todo.append(symbol.text)
+    return order
+
+
+_LARK_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def _lark_names(names: Iterable[str], start: str) -> dict[str, str]:
+    """A Lark rule name per SCFG name: lower-case names stay, others become ``u_<lowered>`` (``A`` and ``a`` are
+    different nonterminals of the SQL grammar), numbered on a clash; the start symbol is ``start``."""
+    chosen: dict[str, str] = {start: "start"}
+    taken = {"start"}
+    for name in names:
+        if name in chosen:
+            continue
+        base = name if _LARK_NAME.fullmatch(name) and name != "start" else "u_" + name.lower().lstrip("_")
+        candidate, k = base, 2
+        while candidate in taken:
+            candidate, k = f"{base}_{k}", k + 1
+        chosen[name] = candidate
+        taken.add(candidate)
+    return chosen
+
+
+def _lark_item(symbol: Symbol, names: Mapping[str, str]) -> str:
+    if symbol.kind == "name":
+        return names[symbol.text] + symbol.repeat
+    if symbol.kind == "regex":
+        return f"/{symbol.text}/{symbol.repeat}"
+    if not symbol.text:
+        return '""'
+    chars = " ".join(json.dumps(char) for char in symbol.text)
+    return f"({chars}){symbol.repeat}" if symbol.repeat and len(symbol.text) > 1 else chars + symbol.repeat

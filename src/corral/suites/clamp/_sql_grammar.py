@@ -1,0 +1,133 @@
+"""A SQLite grammar per Spider database: BenchCLAMP's SQL SCFG (source side) with the database's own names.
+
+BenchCLAMP §3.2 constrains SQL with a general SQLite grammar (adapted from the ANTLR grammars-v4 one) plus, per
+example, rules that name the database's tables and columns ("parsing without guards"). The shipped ``.scfg`` files
+(``data/benchclamp_sql_grammar.jsonl.gz``) are converted by ``_scfg`` on their source side, which takes SQL as
+people write it: keywords in any case, any spacing. Per database this module adds or replaces:
+
+- ``table_name``: each table, besides the grammar's aliases ``T1``–``T5``; ``column_name``: each column of any table
+  (a CFG cannot follow which alias stands for which table). A name is matched case-insensitively, as SQLite
+  does, unquoted when SQLite reads it bare and also in double quotes, backticks or brackets; a name SQLite cannot
+  read bare (``Official_ratings_(millions)``) is only quoted.
+- ``schema_name`` is ``main``; ``possibly_qualified_column_name`` is ``[table .] column``.
+- Places where the SCFG allows what SQLite reads differently or refuses are closed (found by running texts
+  sampled from the grammar through SQLite): a result-column alias needs a space before it (``nametotal`` is one
+  word), two-character operators take no space inside (``< =``), ``*``, ``/`` and ``%`` no longer carry an
+  operand of their own (``2 *.5 age``), strings hold no control characters (a NUL ends SQLite's text), and bind
+  parameters (nothing to bind) and blob literals (``X'..'`` must be hex) are dropped, as are ``REGEXP`` and
+  ``MATCH`` (SQLite defines neither without an extension), unary ``+`` and ``-`` (``5--x`` starts a comment;
+  Spider writes no negative number), an aggregate takes one argument (``count(a, b)`` is an error) and only ``count`` takes ``*``, window clauses
+  are dropped, and ``x IN table`` needs a space before the table. Tables named ``sqlite_*``
+  are SQLite's own bookkeeping (Spider lists ``sqlite_sequence``) and are not offered.
+- A query is one ``SELECT`` statement (optionally ending in ``;``) on one line: the grammar's lists of
+  statements, ``EXPLAIN`` and line breaks are dropped, since a prediction is run as one statement and read as the
+  first line of the answer.
+- The grammar's three other places for a free identifier are narrowed so a query names nothing the database does
+  not have: ``x IN table_function(...)`` is dropped, ``INDEXED BY`` takes no index name (``NOT INDEXED`` stays), and
+  ``COLLATE`` takes SQLite's built-in collations. Result-column aliases (``AS total``) stay free: they name nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+
+from corral.grammars import Grammar
+from corral.jsonl import iter_jsonl
+
+from ._scfg import Alternative, Scfg, Symbol, read_scfg, scfg_to_lark
+from ._spider import SpiderSchema
+
+__all__ = ["benchclamp_sql_scfg", "name_rule", "sql_grammar"]
+
+FILE = "benchclamp_sql_grammar.jsonl.gz"
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUOTES = (('"', '"'), ("`", "`"), ("[", "]"))
+_OPERATORS = {"PIPE2": "||", "LT2": "<<", "GT2": ">>", "LT_EQ": "<=", "GT_EQ": ">=", "EQ": "==", "NOT_EQ1": "!=",
+              "NOT_EQ2": "<>"}
+
+
+@cache
+def benchclamp_sql_scfg() -> Scfg:
+    """BenchCLAMP's SQLite SCFG as shipped."""
+    rows = iter_jsonl(files("corral.suites.clamp").joinpath("data", FILE))
+    return read_scfg((row["file"], row["text"]) for row in rows)
+
+
+def _spelled(name: str) -> Alternative:
+    """``name`` in any letter case: each letter through the grammar's own case-blind letter rules (``a`` takes
+    ``a`` or ``A``), anything else as itself."""
+    return tuple(Symbol("name", char.lower()) if "a" <= char.lower() <= "z" else Symbol("literal", char)
+                 for char in name)
+
+
+def name_rule(name: str) -> list[Alternative]:
+    """The ways a query may write the identifier ``name``: bare if SQLite reads it bare, and quoted."""
+    spelled = _spelled(name)
+    quoted = [(Symbol("literal", left), *spelled, Symbol("literal", right)) for left, right in _QUOTES
+              if left not in name and right not in name]
+    return ([spelled] if _BARE.fullmatch(name) else []) + quoted
+
+
+def _names(names: list[str]) -> list[Alternative]:
+    unique = sorted({name.lower(): name for name in names}.values())
+    return [alternative for name in unique for alternative in name_rule(name)]
+
+
+def _keywords(*words: str) -> list[Alternative]:
+    return [_spelled(word) for word in words]
+
+
+def _ref(*names: str) -> Alternative:
+    return tuple(Symbol("name", name.rstrip("?"), "?" if name.endswith("?") else "") for name in names)
+
+
+def _without(scfg: Scfg, name: str, *used: str) -> list[Alternative]:
+    """``name``'s source alternatives except those that use any of ``used``."""
+    return [alt for alt in scfg.source[name] if not any(s.kind == "name" and s.text in used for s in alt)]
+
+
+@cache
+def _grammar(schema: SpiderSchema) -> Grammar:
+    scfg = benchclamp_sql_scfg()
+    replace: dict[str, list[Alternative]] = {
+        "column_name": _names([name for _, name in schema.columns]),
+        "schema_name": _keywords("main"),
+        "possibly_qualified_column_name": [_ref("table_dot?", "column_name")],
+        # the alternatives that name no table function / no index
+        "ws_in_clause": [*_without(scfg, "ws_in_clause", "table_function_name", "table_name"), _ref("ws", "table_name")],
+        "indexed_or_not": _without(scfg, "indexed_or_not", "index_name"),
+        "collation_name": _keywords("BINARY", "NOCASE", "RTRIM"),
+        "parse": [_ref("ws_star", "sql_stmt", "ws_star_empty"), _ref("ws_star", "sql_stmt", "ws_star", "SCOL")],
+        "sql_stmt": [_ref("sql_stmt_tail")],
+        "ws_char": [_ref("SPACE"), _ref("TAB")],
+        # SQLite reads what follows as one token: an alias needs a space before it (``count(*)total``, never
+        # ``nametotal``), two-character operators take none inside (``< =`` is a syntax error), and a bind
+        # parameter (``:x``) has no value to bind
+        "as_column_alias": [_ref("ws_as?", "ws", "column_alias")],
+        "expr_base_case": _without(scfg, "expr_base_case", "BIND_PARAMETER"),
+        "literal_value_complex": _without(scfg, "literal_value_complex", "BLOB_LITERAL"),
+        "like_glob_regex_match": _keywords("LIKE", "GLOB"),
+        "expr_binop": _without(scfg, "expr_binop", "MATCH_", "REGEXP_"),
+        "unary_operator": [_ref("TILDE"), _ref("NOT_")],
+        "aggregate_function_invocation": [
+            _ref("aggregate_func", "ws_star", "OPEN_PAR", "ws_star", "distinct_ws?", "expr", "ws_star", "CLOSE_PAR"),
+            _ref("COUNT_", "ws_star", "OPEN_PAR", "ws_star", "STAR", "ws_star", "CLOSE_PAR")],
+        "binary_operator": [_ref("ws_star", "star_div_mod", "ws_star")]
+        + _without(scfg, "binary_operator", "star_div_mod"),
+        "non_single_quote_star": [(), (Symbol("regex", r"[^'\x00-\x1f]"), Symbol("name", "non_single_quote_star"))],
+        "non_double_quote_star": [(), (Symbol("regex", r'[^"\x00-\x1f]'), Symbol("name", "non_double_quote_star"))],
+        **{name: [(Symbol("literal", text),)] for name, text in _OPERATORS.items()},
+    }
+    rules = {name: list(alternatives) for name, alternatives in scfg.source.items()}
+    tables = [name for name in schema.tables if not name.lower().startswith("sqlite_")]
+    rules["table_name"] = rules.get("table_name", []) + _names(tables)
+    rules.update(replace)
+    source = scfg_to_lark(Scfg(rules, rules, scfg.where), "source")
+    return Grammar.lark(source, description=f"SQLite over the tables and columns of {schema.db_id}")
+
+
+def sql_grammar(schema: SpiderSchema) -> Grammar:
+    """The SQLite grammar for queries over ``schema``'s database (see the module doc); cached per schema."""
+    return _grammar(schema)
