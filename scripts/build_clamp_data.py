@@ -26,6 +26,10 @@ sources give the same bytes.
 ``benchclamp_sql_grammar.jsonl.gz`` (BenchCLAMP's SQLite SCFG, MIT)
     The six ``sql_grammar/*.scfg`` files as ``{"file", "text"}`` rows (``sql_grammar_rows``).
 
+``benchclamp_calflow_grammar.jsonl.gz`` (BenchCLAMP's CalFlow grammar sources, MIT)
+    ``calflow_grammar/*.scfg`` and ``calflow_data/{types,templates,specialTypes}.csv`` as ``{"file", "text"}``
+    rows (``calflow_grammar_rows``).
+
 ``smcalflow_valid.jsonl.gz`` (SMCalFlow 2.0 validation dialogues from BenchCLAMP's repository, MIT)
     One row per turn, ``{"id", "part", "utterance", "last_user", "last_agent", "lispress", "skip", "splits"}``:
     ``id`` is ``<dialogue id>_<turn index>``, ``part`` is always ``dev`` (the training dialogues are not in the
@@ -220,8 +224,20 @@ def sql_grammar_rows(shared: Path) -> list[dict[str, Any]]:
     return [{"file": path.name, "text": path.read_text(encoding="utf-8")} for path in sorted(folder.glob("*.scfg"))]
 
 
+CALFLOW_GRAMMAR_FILE = "benchclamp_calflow_grammar.jsonl.gz"
+
+
+def calflow_grammar_rows(shared: Path) -> list[dict[str, Any]]:
+    """BenchCLAMP's CalFlow grammar sources, ``{"file", "text"}`` per file, unchanged: the hand-written
+    ``calflow_grammar/*.scfg`` rules and the function signatures and templates (``calflow_data/*.csv``) from which
+    BenchCLAMP generates the rest."""
+    folder = shared / "smcalflow_benchclamp"
+    paths = sorted((folder / "calflow_grammar").glob("*.scfg")) + sorted((folder / "calflow_data").glob("*.csv"))
+    return [{"file": f"{path.parent.name}/{path.name}", "text": path.read_text(encoding="utf-8")} for path in paths]
+
+
 BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows, SPIDER_FILE: spider_rows,
-            SQL_GRAMMAR_FILE: sql_grammar_rows}
+            SQL_GRAMMAR_FILE: sql_grammar_rows, CALFLOW_GRAMMAR_FILE: calflow_grammar_rows}
 
 
 def main(shared: Path, out: Path = OUT) -> list[tuple[Path, list[dict[str, Any]]]]:
