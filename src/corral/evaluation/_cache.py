@@ -9,20 +9,19 @@ cached.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import asdict
 from pathlib import Path
 
 from corral.models import Completion, Request
+from corral.paths import cache_dir
 
 CACHE_FORMAT = 1  # bump when a backend change makes old outputs unrepresentative
 
 
 def default_cache_path() -> Path:
     """``$CORRAL_CACHE_DIR/responses.sqlite3``, else ``~/.cache/corral/responses.sqlite3``."""
-    root = os.environ.get("CORRAL_CACHE_DIR") or Path.home() / ".cache" / "corral"
-    return Path(root) / "responses.sqlite3"
+    return cache_dir() / "responses.sqlite3"
 
 
 class ResponseCache:

@@ -40,6 +40,7 @@ from functools import cache
 from pathlib import Path
 
 from corral.jsonl import atomic_write
+from corral.paths import cache_dir
 
 from ._protocol import ModelError
 
@@ -330,8 +331,7 @@ def _probe_key(library: Path) -> str:
 
 
 def _probe_cache() -> Path:
-    root = os.environ.get("CORRAL_CACHE_DIR") or Path.home() / ".cache" / "corral"
-    return Path(root) / "llama-cpu.json"
+    return cache_dir() / "llama-cpu.json"
 
 
 def probe(library: Path) -> str | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import subprocess
+import sys
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -157,6 +159,19 @@ def test_the_same_seed_writes_the_same_database(tmp_path):
         generate_database(schema, tmp_path / name, seed=seed, values=hints)
         digests.append(hashlib.sha256((tmp_path / name).read_bytes()).hexdigest())
     assert digests[0] == digests[1] != digests[2]
+
+
+def test_the_same_seed_writes_the_same_bytes_in_another_process(tmp_path):
+    script = ("import collections, sys; from corral.suites.clamp._spider import spider_questions, spider_schemas; "
+              "from corral.suites.clamp._spider_db import generate_database; "
+              "from corral.suites.clamp._spider_variants import value_hints; "
+              "schema = spider_schemas()['world_1']; "
+              "queries = [q.query for q in spider_questions() if q.db_id == 'world_1']; "
+              "generate_database(schema, sys.argv[1], seed=5, values=value_hints(schema, queries))")
+    for name, hash_seed in (("a", "1"), ("b", "2")):  # str hashes differ between the two processes
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": hash_seed})
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
 
 
 def test_the_same_seed_keeps_the_same_set(tmp_path):

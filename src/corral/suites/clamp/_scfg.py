@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from corral.errors import InputError
 
-__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "read_scfg", "scfg_to_lark"]
+__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "fold_lexemes", "read_scfg", "regex_escape", "scfg_to_lark"]
 
 
 class ScfgError(InputError):
@@ -195,6 +195,89 @@ def _lark_names(names: Iterable[str], start: str) -> dict[str, str]:
         chosen[name] = candidate
         taken.add(candidate)
     return chosen
+
+
+_META = set("\\.^$|?*+()[]{}/")
+
+
+def regex_escape(text: str) -> str:
+    """``text`` as a regex for llguidance (which refuses some escapes Python's ``re.escape`` writes, such as
+    ``\\<``)."""
+    return "".join("\\" + char if char in _META else char for char in text)
+
+
+def fold_lexemes(rules: Mapping[str, Sequence[Alternative]], names: Iterable[str]) -> dict[str, list[Alternative]]:
+    """``rules`` with each of ``names`` turned into one regex, so the engine reads it as one lexeme (a keyword, an
+    operator, a number), with what it uses inlined. A name whose rules recurse is left as it is.
+
+    Why: with every lexeme one character long, llguidance runs its Earley parser once per byte of every token it
+    considers, and a mask over a 49k-token vocabulary passes its limit of items (``ParserTooComplex``). Only
+    rules that are words of their own should be folded: a folded lexeme is read greedily, so one that could end
+    inside what another continues (``[ \\t]+AS`` beside ``[ \\t]+``) would make the engine refuse valid text.
+    """
+    out = {name: list(alternatives) for name, alternatives in rules.items()}
+    memo: dict[str, str | None] = {}
+
+    def regex(name: str, stack: frozenset[str]) -> str | None:
+        if name in memo:
+            return memo[name]
+        if name in stack or name not in rules:
+            return None
+        parts: list[str] = []
+        for alternative in rules[name]:
+            pieces = [item(symbol, stack | {name}) for symbol in alternative]
+            if any(piece is None for piece in pieces):
+                memo[name] = None
+                return None
+            parts.append("".join(piece for piece in pieces if piece is not None))
+        if all(len(part) == 1 for part in parts) and len(parts) > 1:
+            found = "[" + "".join("\\" + p if p in "\\]^-[" else p for p in parts) + "]"
+        elif len(parts) == 1:
+            found = parts[0]
+        else:
+            found = "(?:" + "|".join(parts) + ")"
+        memo[name] = found
+        return found
+
+    def item(symbol: Symbol, stack: frozenset[str]) -> str | None:
+        if symbol.kind == "literal":
+            text = regex_escape(symbol.text)
+            body = text if len(symbol.text) == 1 else f"(?:{text})"
+        elif symbol.kind == "regex":
+            body = f"(?:{symbol.text})"
+        else:
+            inner = regex(symbol.text, stack)
+            if inner is None:
+                return None
+            body = inner if inner.startswith(("[", "(?:")) and _one_group(inner) else f"(?:{inner})"
+        if not symbol.repeat:
+            return body if symbol.kind != "literal" or len(symbol.text) == 1 else regex_escape(symbol.text)
+        return body + symbol.repeat
+
+    for name in names:
+        found = regex(name, frozenset())
+        if found:
+            out[name] = [(Symbol("regex", found),)]
+    return out
+
+
+def _one_group(text: str) -> bool:
+    """Whether ``text`` is a single ``[...]`` class or ``(?:...)`` group (so a repeat applies to all of it)."""
+    depth = 0
+    escaped = False
+    for k, char in enumerate(text):
+        if escaped:
+            escaped = False
+            continue
+        if char == "\\":
+            escaped = True
+        elif char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+            if depth == 0 and k != len(text) - 1:
+                return False
+    return True
 
 
 def _lark_item(symbol: Symbol, names: Mapping[str, str]) -> str:

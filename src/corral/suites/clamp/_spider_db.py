@@ -171,7 +171,7 @@ def _plan(schema: SpiderSchema, hints: ValueHints) -> _Plan:
             k = parent_of[k]
         return k
 
-    for a, b in [*hints.links, *references.items()]:
+    for a, b in [*sorted(hints.links), *references.items()]:
         parent_of[find(a)] = find(b)
     groups = tuple(find(k) for k in range(len(schema.columns)))
     literals: dict[int, dict[object, None]] = {}

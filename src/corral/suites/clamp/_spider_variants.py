@@ -4,13 +4,17 @@ Test-suite execution accuracy (Zhong, Yu and Klein, EMNLP 2020; ``_spider_db``) 
 queries of a database. The database generator needs their *values*: the literals each column is compared with (so
 that a ``WHERE`` matches some generated rows and not others) and the columns they equate (joins the schema's foreign
 keys do not declare, and ``IN`` subqueries), so that such joins find partners. The choice of databases needs
-*near variants*: queries that differ from a gold query in one small way (``>`` for ``>=``, a literal off by one,
-``DESC`` for ``ASC``, ``min`` for ``max``, ``OR`` for ``AND``, a ``WHERE`` conjunct dropped, another set
-operation, another column of the same table, ...), the mistakes a model is likely to make, which a good set of
-databases tells apart from the gold. Variants are built on the syntax tree and printed back as SQLite; a variant
-that prints like the gold, or that is equivalent to it for a reason visible in the query (``DISTINCT`` over a
-single aggregate row or over the table's key, ``count(DISTINCT key)``, ``ORDER BY`` in an unlimited subquery), is
-left out, since no database could tell them apart.
+*near variants*: queries that differ from a gold query in one small way, the mistakes a model is likely to make,
+which a good set of databases tells apart from the gold. A variant swaps a comparison in a ``WHERE`` or ``HAVING``
+(``>`` and ``>=``, ``<`` and ``<=``, ``=`` and ``!=``), moves a number one up or down, puts another literal of the
+same column in place of a string, turns ``ASC`` into ``DESC`` or the reverse, raises a ``LIMIT`` by one, adds or
+drops the outer ``DISTINCT``, swaps ``max`` and ``min``, ``avg`` and ``sum``, ``count(x)`` and
+``count(DISTINCT x)``, ``AND`` and ``OR``, drops one ``WHERE`` conjunct, swaps ``UNION``, ``INTERSECT`` and
+``EXCEPT``, or selects another column of the same table. Variants are built on the syntax tree and printed back as
+SQLite. One that prints like the gold is left out, and so is one equivalent to it for a reason visible in the
+query: ``DISTINCT`` where there is at most one row (an aggregate without ``GROUP BY``, ``LIMIT 1``, the table's
+key equal to a literal) or where the projection holds every ``GROUP BY`` key or its only table's key;
+``count(DISTINCT key)``; a ``LIMIT`` or an order in a subquery whose order cannot matter.
 
 Spider writes string literals in double quotes too (``WHERE name = "Paris"``): SQLite reads a double-quoted word
 that names no column as a string, and so do these functions.
@@ -65,8 +69,11 @@ class _Names:
         keyed: dict[int, list[int]] = {}
         for column in schema.primary_keys:
             keyed.setdefault(schema.columns[column][0], []).append(column)
-        self.unique = frozenset(columns[0] for columns in keyed.values() if len(columns) == 1)
-        """Columns that are their table's whole primary key."""
+        borrowed = {child for child, _ in schema.foreign_keys}
+        self.unique = frozenset(columns[0] for columns in keyed.values()
+                                if len(columns) == 1 and columns[0] not in borrowed)
+        """Columns that are their table's whole primary key: a key column that is also a foreign key is left out, as
+        Spider lists the first column of a composite key that way (``_spider_db.table_keys``)."""
 
     def sources(self, select: exp.Expression) -> dict[str, int]:
         """A ``SELECT``'s own tables (not its subqueries') by alias and by name."""
@@ -417,7 +424,27 @@ def _edits(node: exp.Expression, tree: exp.Expression, names: _Names, hints: Val
                                             for select in _outer_selects(tree)):
         column = names.resolve(node)
         if column is not None and (replacement := _replacement_column(column, schema)) is not None:
-            yield _set_arg("this", lambda _node, name=replacement: exp.to_identifier(name))
+            yield _rename(replacement, None if node.table else _alias(node, schema.columns[column][0], names))
+
+
+def _alias(node: exp.Expression, table: int, names: _Names) -> str | None:
+    """What an unqualified column of ``table`` must be qualified with in ``node``'s ``SELECT`` (another of its
+    tables may have a column of the new name): the table's alias there, where it reads more than one table."""
+    select = node.find_ancestor(exp.Select)
+    if select is None or len(set(names.sources(select).values())) < 2:
+        return None
+    items = [select.args["from_"].this, *(join.this for join in select.args.get("joins") or ())]
+    return next((item.alias_or_name for item in items if isinstance(item, exp.Table)
+                 and names.tables.get(item.name.lower()) == table), None)
+
+
+def _rename(name: str, qualifier: str | None) -> _Edit:
+    def edit(node: exp.Expression) -> exp.Expression:
+        node.set("this", exp.to_identifier(name))
+        if qualifier is not None:
+            node.set("table", exp.to_identifier(qualifier))
+        return node
+    return edit
 
 
 def _projected(node: exp.Expression, select: exp.Select) -> bool:

@@ -1,0 +1,192 @@
+"""``clamp-spider``: Spider text-to-SQL on Corral's runner, free or constrained by a SQLite grammar of the
+question's own database (``_sql_grammar``).
+
+The prompt is BenchCLAMP's few-shot template with the schema in the utterance: ``Human: {question} | {db_id} |
+{table}: {column}, ... | ...`` then ``Computer: {sql}``, for up to ``shots`` questions retrieved by BM25 from the
+*other* 19 databases (Spider is cross-database: an example over the same tables would hand the model the names),
+best match last, within ``budget`` tokens. The checker judges **validity**: the answer is one read-only query that
+SQLite runs against the database without error (so it names only tables and columns the database has). Quality:
+
+- ``execution``: the test-suite execution accuracy (``_spider_db``): the gold's result on every database of the
+  database's distilled suite; the suites are generated once per database and seed and kept under
+  ``$CORRAL_CACHE_DIR/spider-suites``;
+- ``exact_set``: Spider's exact set match without values (``_sql_match``);
+- ``valid``: the checker's verdict as a number; ``parses``: SQLite finds no syntax error (a query may parse and
+  still fail, naming a column no table in its ``FROM`` has); ``schema_names``: every table and column the query
+  names is the database's (aliases aside), as sqlglot reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from corral.paths import cache_dir
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.verdicts import Verdict, Violation
+
+from ._spider import SpiderQuestion, SpiderSchema, spider_questions, spider_schemas
+from ._sql_grammar import sql_grammar
+from ._sql_match import exact_set_match
+from ._sqlite import run_query
+from ._task import INSTRUCTION, _check_counts, _count_tokens
+
+VERSION = "1"
+SUITE_VERSION = "1"
+"""Bump when database generation changes: suites on disk under another version are not reused."""
+_LOCK = threading.Lock()
+
+
+def render_question(question: SpiderQuestion, schema: SpiderSchema) -> str:
+    return f"{question.question} | {schema.db_id} | {schema.describe()}"
+
+
+def render_pair(question: SpiderQuestion) -> str:
+    return f"Human: {render_question(question, spider_schemas()[question.db_id])}\nComputer: {question.query}\n"
+
+
+# --------------------------------------------------------------------------------------------------- suites
+def suite_folder(seed: int = 0) -> Path:
+    return cache_dir() / "spider-suites" / f"v{SUITE_VERSION}-seed{seed}"
+
+
+@cache
+def spider_suite(db_id: str, seed: int = 0) -> tuple[Path, ...]:
+    """The distilled test suite of ``db_id``'s database: built from its gold queries on first use (seconds to a
+    minute), then read from disk. Built in a scratch folder and moved into place whole, so a killed build leaves
+    nothing half-made and two processes building at once both end with a complete suite."""
+    from ._spider_db import distinguishing_set
+
+    folder = suite_folder(seed) / db_id
+    manifest = folder / "suite.json"
+    with _LOCK:
+        if not manifest.is_file():
+            schema = spider_schemas()[db_id]
+            golds = [q.query for q in spider_questions() if q.db_id == db_id]
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            scratch = Path(tempfile.mkdtemp(prefix=f".{db_id}-", dir=folder.parent))
+            try:
+                built = distinguishing_set(schema, golds, directory=scratch, seed=seed)
+                (scratch / db_id / "suite.json").write_text(json.dumps(
+                    {"databases": [path.name for path in built.paths], "golds": len(golds),
+                     "variants": built.variants, "distinguished": built.distinguished}), encoding="utf-8")
+                try:
+                    os.replace(scratch / db_id, folder)
+                except OSError:  # another process put a complete suite there first
+                    if not manifest.is_file():
+                        raise
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+    names = json.loads(manifest.read_text(encoding="utf-8"))["databases"]
+    return tuple(folder / name for name in names)
+
+
+# --------------------------------------------------------------------------------------------------- judging
+def check_sql(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
+    """Valid: one read-only query that SQLite runs without error on the database (its first suite database)."""
+    database = spider_suite(instance.target["db_id"])[0]
+    result = run_query(database, answer, max_rows=1)
+    found = [] if result.ok else [Violation("sql", f"SQLite does not run the answer: {result.error}.",
+                                            seen=answer[:80])]
+    return Verdict.of(found, detail={"valid": result.ok})
+
+
+def schema_names_only(answer: str, schema: SpiderSchema) -> bool:
+    """Whether every table and column ``answer`` names is ``schema``'s, as sqlglot reads it (table aliases,
+    ``T1``–``T5`` included, result aliases and quoted words that name no column, which SQLite may read as strings,
+    aside); False when it does not parse."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    try:
+        tree = sqlglot.parse_one(answer, read="sqlite")
+    except (SqlglotError, RecursionError, ValueError):
+        return False
+    tables = {name.lower() for name in schema.tables}
+    columns = {name.lower() for _, name in schema.columns}
+    aliases = {f"t{k}" for k in range(1, 6)}  # the grammar's table aliases, declared or not
+    aliases |= {node.alias.lower() for node in tree.find_all(exp.Table, exp.Subquery) if node.alias}
+    aliases |= {node.alias.lower() for node in tree.find_all(exp.Alias)}
+    for table in tree.find_all(exp.Table):
+        if table.name.lower() not in tables:
+            return False
+    for column in tree.find_all(exp.Column):
+        quoted_string = column.this.args.get("quoted") and not column.table
+        if isinstance(column.this, exp.Star) or quoted_string:
+            continue
+        name = column.name.lower()
+        if name not in columns and name not in aliases:
+            return False
+        if column.table and column.table.lower() not in tables | aliases:
+            return False
+    return True
+
+
+_SYNTAX = ("OperationalError: near ", "OperationalError: incomplete input", "OperationalError: unrecognized token",
+           "refused: more than one statement", "refused: an empty query")
+
+
+def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+    from ._spider_db import execution_match
+
+    gold, db_id = instance.target["gold"], instance.target["db_id"]
+    suite = spider_suite(db_id)
+    ran = run_query(suite[0], answer, max_rows=1)
+    return {"execution": float(ran.ok and execution_match(answer, gold, suite).correct),
+            "exact_set": float(exact_set_match(answer, gold)), "valid": float(ran.ok),
+            "parses": float(ran.ok or not (ran.error or "").startswith(_SYNTAX)),
+            "schema_names": float(schema_names_only(answer, spider_schemas()[db_id]))}
+
+
+# --------------------------------------------------------------------------------------------------- the task
+def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
+    from ._retrieval import Retriever
+
+    questions = spider_questions()
+    schemas = spider_schemas()
+    retrievers: dict[str, Retriever] = {}
+    for question in questions:
+        picked: list[SpiderQuestion] = []
+        if shots > 0:
+            if question.db_id not in retrievers:
+                others = [q for q in questions if q.db_id != question.db_id]
+                retrievers[question.db_id] = Retriever(others, retriever_method)
+            picked = retrievers[question.db_id].select(
+                question.words, k=shots, budget_tokens=budget, count_tokens=_count_tokens,
+                render=render_pair)
+        pairs = "".join(render_pair(shot) for shot in picked)
+        schema = schemas[question.db_id]
+        yield TaskInstance(
+            id=question.id,
+            prompt=f"{INSTRUCTION}\n\n{pairs}Human: {render_question(question, schema)}\nComputer:",
+            target={"gold": question.query, "db_id": question.db_id},
+            groups={"dataset": "spider", "split": "dev", "database": question.db_id},
+            max_tokens=3 * _count_tokens(question.query) + 64, reference=question.query)
+
+
+@register_task("clamp-spider", options=(
+    TaskOption("shots", int, 8, "few-shot examples from the other databases, retrieved by BM25 (at most; the budget "
+               "may drop some)"),
+    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
+               "embeddings (slow)", choices=("bm25", "dense")),
+))
+def clamp_spider(shots: int, budget: int, retriever: str) -> Task:
+    """Spider dev questions to SQLite queries, judged by test-suite execution and exact set match."""
+    _check_counts("clamp-spider", shots, budget)
+    return Task(
+        name="clamp-spider", version=VERSION,
+        instances=lambda: _instances(shots, budget, retriever),
+        check=check_sql, grammar=lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]),
+        template=PromptTemplate(), extract="first_line", quality=sql_quality, stop=("\nHuman:",),
+        options={"stop": ["\nHuman:"]},
+        description="BenchCLAMP (Roy et al. 2023) Spider text-to-SQL, test-suite execution accuracy",
+    )
