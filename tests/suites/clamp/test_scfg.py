@@ -135,5 +135,5 @@ def test_benchclamp_calflow_files_convert_and_name_what_they_leave_undefined():
     source = Grammar.lark(scfg_to_lark(scfg, "source"))
     assert accepts(source, " Yes, do the 2 one")
     # the rest leans on rules BenchCLAMP generates from the function types
-    with pytest.raises(ScfgError, match="fluenter.scfg:30: 'updatecommitevent' uses 'eventid'"):
+    with pytest.raises(ScfgError, match=r"fluenter\.scfg:30: 'updatecommitevent' uses 'eventid'"):
         scfg_to_lark(scfg, "plan", start="updatecommitevent")

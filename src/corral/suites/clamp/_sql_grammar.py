@@ -11,16 +11,17 @@ people write it: keywords in any case, any spacing. Per database this module add
   or brackets; a name SQLite cannot read bare (``Official_ratings_(millions)``) is only quoted.
 - ``schema_name`` is ``main``; ``possibly_qualified_column_name`` is ``[table .] column``.
 - Places where the SCFG allows what SQLite reads differently or refuses are closed (found by running texts
-  sampled from the grammar through SQLite, or by the model): result-column aliases are dropped (the SCFG's alias
-  is any identifier, keywords included, so ``SELECT count(*) from`` was a complete query, ``from`` its alias;
-  Spider's gold names none), two-character operators take no space inside (``< =``), ``*``, ``/`` and ``%`` no longer carry an
-  operand of their own (``2 *.5 age``), strings hold no control characters (a NUL ends SQLite's text), and bind
-  parameters (nothing to bind) and blob literals (``X'..'`` must be hex) are dropped, as are ``REGEXP`` and
-  ``MATCH`` (SQLite defines neither without an extension), unary ``+`` and ``-`` (``5--x`` starts a comment;
-  Spider writes no negative number), an aggregate takes one argument (``count(a, b)`` is an error) and only
-  ``count`` takes ``*``, window clauses are dropped, ``x IN table`` needs a space before the table, ``IN`` is no plain binary operator (SQLite reads
-  ``5 IN is_male`` as a table named ``is_male``), and ``LIMIT`` takes a number (as every gold query writes it).
-  Tables named ``sqlite_*`` are SQLite's own bookkeeping (Spider lists ``sqlite_sequence``) and are not offered.
+  sampled from the grammar through SQLite, and by the model):
+  - result-column aliases are dropped: the SCFG's alias is any identifier, keywords included, so
+    ``SELECT count(*) from`` was a complete query with ``from`` its alias (Spider's gold names none);
+  - two-character operators take no space inside (``< =``); ``*``, ``/`` and ``%`` no longer carry an operand of
+    their own (``2 *.5 age``); ``IN`` is no plain binary operator (SQLite reads ``5 IN is_male`` as a table);
+  - strings hold no control characters (a NUL ends SQLite's text); bind parameters (nothing to bind), blob
+    literals (``X'..'`` must be hex), ``REGEXP`` and ``MATCH`` (no function without an extension) are dropped;
+  - no unary ``+`` or ``-`` (``5--x`` starts a comment; Spider writes no negative number);
+  - an aggregate takes one argument and only ``count`` takes ``*``; window clauses are dropped;
+  - ``x IN table`` needs a space before the table; ``LIMIT`` takes a number, as every gold query writes it;
+  - tables named ``sqlite_*`` are SQLite's own bookkeeping (Spider lists ``sqlite_sequence``) and not offered.
 - A query is one ``SELECT`` statement (optionally ending in ``;``) on one line: the grammar's lists of
   statements, ``EXPLAIN`` and line breaks are dropped, since a prediction is run as one statement and read as the
   first line of the answer. It may end with a line break, after which nothing may follow: a few-shot model ends
@@ -75,7 +76,8 @@ def name_rule(name: str) -> list[Alternative]:
     token."""
     forms = list(dict.fromkeys((name, name.lower(), name.upper(), name[:1].swapcase() + name[1:],
                                 name.lower().capitalize())))
-    quoted = [left + form + right for form in forms for left, right in _QUOTES if left not in name and right not in name]
+    quoted = [left + form + right for form in forms for left, right in _QUOTES
+              if left not in name and right not in name]
     return [(Symbol("regex", regex_escape(text)),) for text in (forms if _BARE.fullmatch(name) else []) + quoted]
 
 
@@ -144,10 +146,8 @@ def _grammar(schema: SpiderSchema) -> Grammar:
         "NUMERIC_LITERAL": [(Symbol("regex", r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|0x[0-9a-fA-F]+"),)],
         "STRING_LITERAL": [(Symbol("regex", r"'[^'\x00-\x1f]*'|\"[^\"\x00-\x1f]*\""),)],
         "IDENTIFIER": [(Symbol("regex", "[A-Za-z_][A-Za-z0-9_]*"),)],
-        # SQLite reads what follows as one token: an alias needs a space before it (``count(*)total``, never
-        # ``nametotal``), two-character operators take none inside (``< =`` is a syntax error), and a bind
-        # parameter (``:x``) has no value to bind
-        "result_column": _without(scfg, "result_column", "expr") + [_ref("expr")],
+        # the holes of the module doc, closed
+        "result_column": [*_without(scfg, "result_column", "expr"), _ref("expr")],
         "expr_base_case": _without(scfg, "expr_base_case", "BIND_PARAMETER"),
         "literal_value_complex": _without(scfg, "literal_value_complex", "BLOB_LITERAL"),
         "like_glob_regex_match": _keywords("LIKE", "GLOB"),
