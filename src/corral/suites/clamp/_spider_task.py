@@ -116,14 +116,15 @@ def schema_names_only(answer: str, schema: SpiderSchema) -> bool:
     aliases |= {node.alias.lower() for node in tree.find_all(exp.Table, exp.Subquery) if node.alias}
     aliases |= {node.alias.lower() for node in tree.find_all(exp.Alias)}
     for table in tree.find_all(exp.Table):
-        if table.name.lower() not in tables:
+        if table.name.lower() not in tables | aliases:
             return False
     for column in tree.find_all(exp.Column):
         quoted_string = column.this.args.get("quoted") and not column.table
         if isinstance(column.this, exp.Star) or quoted_string:
             continue
         name = column.name.lower()
-        if name not in columns and name not in aliases:
+        in_table = isinstance(column.parent, exp.In) and not column.table and name in tables  # ``x IN singer``
+        if name not in columns and name not in aliases and not in_table:
             return False
         if column.table and column.table.lower() not in tables | aliases:
             return False
