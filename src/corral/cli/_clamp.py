@@ -7,7 +7,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from corral.suites.clamp import CALFLOW_SPLITS, coverage, lispress_coverage
+from corral.suites.clamp import (
+    CALFLOW_SPLITS,
+    benchclamp_lispress_coverage,
+    coverage,
+    lispress_coverage,
+    spider_coverage,
+)
 
 from ._console import fail, out
 
@@ -20,13 +26,17 @@ def clamp_coverage(
     limit: Annotated[int | None, typer.Option(help="At most this many examples per dataset.")] = None,
 ) -> None:
     """The share of each dataset's gold outputs its grammar accepts: per-sentence grammars for trees and both
-    dependency forms (``--part``), the induced Lispress grammar for SMCalFlow's dev-100 and dev-200 turns."""
+    dependency forms (``--part``); for SMCalFlow's dev-100 and dev-200 turns, the Lispress grammar induced from the
+    example pool and BenchCLAMP's own (rebuilt from its sources); for Spider's dev questions, the SQLite grammar of
+    each question's database."""
     if part not in ("train", "dev", "test"):
         raise fail(f"unknown part {part!r}; valid: train, dev, test")
     table = Table("dataset", "form", "examples", "covered", "coverage", "not covered")
     found_all = [coverage(dataset, part, form, limit)
                  for dataset, form in (("gum", "tree"), ("ewt", "triples"), ("ewt", "indexed"))]
     found_all += [lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
+    found_all += [benchclamp_lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
+    found_all.append(spider_coverage(limit))
     for found in found_all:
         dataset = found.dataset if found.dataset != "smcalflow" else f"smcalflow {found.part}"
         why = ", ".join(f"{reason} {count}" for reason, count in found.reasons) or "—"

@@ -9,7 +9,6 @@ import pytest
 from corral.grammars import accepts, sample
 from corral.suites.clamp._calflow import calflow_split
 from corral.suites.clamp._calflow_grammar import (
-    benchclamp_lispress_coverage,
     benchclamp_lispress_grammar,
     prune_unused,
     read_signatures,
@@ -17,6 +16,7 @@ from corral.suites.clamp._calflow_grammar import (
     type_nonterminal,
     without_leading_space,
 )
+from corral.suites.clamp._coverage import benchclamp_lispress_coverage
 from corral.suites.clamp._lispress import canonical_lispress, read_lispress
 from corral.suites.clamp._scfg import Symbol
 

@@ -35,7 +35,7 @@ def test_a_grammar_accepts_every_program_it_was_induced_from():
 
 
 def test_the_task_prompts_with_retrieved_examples_and_its_grammar_covers_gold():
-    task = clamp_lispress(eval_set="dev-100", shots=3, budget=1500, retriever="bm25")
+    task = clamp_lispress(eval_set="dev-100", shots=3, budget=1500, retriever="bm25", grammar="induced")
     instances = list(itertools.islice(task.instances(), 5))
     assert len(instances) == 5
     for instance in instances:
@@ -45,7 +45,7 @@ def test_the_task_prompts_with_retrieved_examples_and_its_grammar_covers_gold():
 
 
 def test_the_checker_judges_well_formedness_and_quality_is_lispress_match():
-    task = clamp_lispress(eval_set="dev-100", shots=0, budget=0, retriever="bm25")
+    task = clamp_lispress(eval_set="dev-100", shots=0, budget=0, retriever="bm25", grammar="benchclamp")
     instance = next(iter(task.instances()))
     gold = instance.target["gold"]
     assert check_lispress(instance, "  " + gold.replace(" ", "  ")).passed

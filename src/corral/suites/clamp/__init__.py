@@ -5,7 +5,8 @@ grammar induced from example programs; Spider text to SQL (``clamp-spider``) wit
 and execution accuracy on generated test suites; BenchCLAMP's ``.scfg`` grammar files read and converted."""
 
 from ._calflow import CALFLOW_SPLITS, CalflowSplit, CalflowTurn, calflow_split, calflow_turns
-from ._coverage import Coverage, coverage, lispress_coverage
+from ._calflow_grammar import benchclamp_lispress_grammar
+from ._coverage import Coverage, benchclamp_lispress_coverage, coverage, lispress_coverage, spider_coverage
 from ._lispress import LispressError, canonical_lispress, lispress_match, read_lispress
 from ._lispress_grammar import LispressGrammar, induce_lispress_grammar
 from ._lispress_task import clamp_lispress
@@ -18,9 +19,37 @@ from ._sqlite import QueryResult, run_query
 from ._task import clamp_constituency, clamp_dependency
 
 __all__ = [
-    "CALFLOW_SPLITS", "CalflowSplit", "CalflowTurn", "Coverage", "LispressError", "LispressGrammar", "QueryResult",
-    "ScfgError", "SpiderQuestion", "SpiderSchema", "calflow_split", "calflow_turns", "canonical_lispress",
-    "clamp_constituency", "clamp_dependency", "clamp_lispress", "clamp_spider", "coverage", "exact_set_match",
-    "induce_lispress_grammar", "lispress_coverage", "lispress_match", "read_lispress", "read_scfg", "run_query",
-    "scfg_to_lark", "spider_questions", "spider_schemas", "spider_suite", "sql_grammar",
+    "CALFLOW_SPLITS",
+    "CalflowSplit",
+    "CalflowTurn",
+    "Coverage",
+    "LispressError",
+    "LispressGrammar",
+    "QueryResult",
+    "ScfgError",
+    "SpiderQuestion",
+    "SpiderSchema",
+    "benchclamp_lispress_coverage",
+    "benchclamp_lispress_grammar",
+    "calflow_split",
+    "calflow_turns",
+    "canonical_lispress",
+    "clamp_constituency",
+    "clamp_dependency",
+    "clamp_lispress",
+    "clamp_spider",
+    "coverage",
+    "exact_set_match",
+    "induce_lispress_grammar",
+    "lispress_coverage",
+    "lispress_match",
+    "read_lispress",
+    "read_scfg",
+    "run_query",
+    "scfg_to_lark",
+    "spider_coverage",
+    "spider_questions",
+    "spider_schemas",
+    "spider_suite",
+    "sql_grammar",
 ]

@@ -68,11 +68,9 @@ from importlib.resources import files
 from corral.grammars import Grammar
 from corral.jsonl import iter_jsonl
 
-from ._calflow import calflow_split
-from ._coverage import Coverage
 from ._scfg import Alternative, Symbol, read_scfg
 
-__all__ = ["BENCHCLAMP_GRAMMAR_FILE", "NUMBER_CHOICES", "benchclamp_lispress_coverage", "benchclamp_lispress_grammar",
+__all__ = ["BENCHCLAMP_GRAMMAR_FILE", "NUMBER_CHOICES", "benchclamp_lispress_grammar",
            "benchclamp_lispress_lark", "benchclamp_plan_rules", "prune_unused", "read_signatures", "signature_rules",
            "type_nonterminal", "without_leading_space"]
 
@@ -372,16 +370,3 @@ def benchclamp_lispress_grammar(numbers: str = "benchclamp") -> Grammar:
     files (cached per ``numbers``, one of ``NUMBER_CHOICES``)."""
     return Grammar.lark(benchclamp_lispress_lark(numbers),
                         description=f"BenchCLAMP SMCalFlow grammar, Lispress side (numbers={numbers})")
-
-
-def benchclamp_lispress_coverage(split: str, limit: int | None = None, numbers: str = "benchclamp") -> Coverage:
-    """How many of ``split``'s gold programs (``calflow_split``) this grammar accepts (compare
-    ``lispress_coverage``, the grammar induced from the split's examples)."""
-    from corral.grammars import accepts
-
-    turns = calflow_split(split).test[:limit]
-    grammar = benchclamp_lispress_grammar(numbers)
-    covered = sum(accepts(grammar, turn.lispress) for turn in turns)
-    missed = len(turns) - covered
-    return Coverage("smcalflow", split, f"lispress/benchclamp-{numbers}", len(turns), covered,
-                    (("grammar", missed),) if missed else ())

@@ -4,7 +4,9 @@ The grammars are built from the whole training part's labels, tags and relations
 never seen in training, a token the copy grammar refuses (none: every token is copied as it is) or a tree nested
 past ``MAX_DEPTH`` is not covered. Each gold output is checked by running it through the grammar's matcher over a
 byte vocabulary (``corral.grammars.accepts``), the same engine constrained decoding uses. For SMCalFlow the grammar
-is the one induced from the split's example pool (``lispress_coverage``).
+is the one induced from the split's example pool (``lispress_coverage``; BenchCLAMP's own is
+``_calflow_grammar.benchclamp_lispress_coverage``); for Spider, each question's database's SQLite grammar
+(``spider_coverage``).
 """
 
 from __future__ import annotations
@@ -63,3 +65,32 @@ def lispress_coverage(split: str, limit: int | None = None) -> Coverage:
     covered = sum(accepts(grammar, turn.lispress) for turn in turns)
     missed = len(turns) - covered
     return Coverage("smcalflow", split, "lispress", len(turns), covered, (("grammar", missed),) if missed else ())
+
+
+def spider_coverage(limit: int | None = None) -> Coverage:
+    """How many Spider dev gold queries the SQLite grammar of their own database accepts."""
+    from corral.grammars import accepts
+
+    from ._spider import spider_questions, spider_schemas
+    from ._sql_grammar import sql_grammar
+
+    questions = spider_questions()[:limit]
+    schemas = spider_schemas()
+    covered = sum(accepts(sql_grammar(schemas[q.db_id]), q.query) for q in questions)
+    missed = len(questions) - covered
+    return Coverage("spider", "dev", "sql", len(questions), covered, (("grammar", missed),) if missed else ())
+
+
+def benchclamp_lispress_coverage(split: str, limit: int | None = None, numbers: str = "benchclamp") -> Coverage:
+    """How many of ``split``'s gold programs BenchCLAMP's rebuilt grammar (``_calflow_grammar``) accepts (compare
+    ``lispress_coverage``, the grammar induced from the split's examples)."""
+    from corral.grammars import accepts
+
+    from ._calflow_grammar import benchclamp_lispress_grammar
+
+    turns = calflow_split(split).test[:limit]
+    grammar = benchclamp_lispress_grammar(numbers)
+    covered = sum(accepts(grammar, turn.lispress) for turn in turns)
+    missed = len(turns) - covered
+    return Coverage("smcalflow", split, f"lispress/benchclamp-{numbers}", len(turns), covered,
+                    (("grammar", missed),) if missed else ())

@@ -1,5 +1,6 @@
-"""``clamp-lispress``: SMCalFlow semantic parsing to Lispress on Corral's runner, free or constrained by a grammar
-induced from the example pool (``_lispress_grammar``).
+"""``clamp-lispress``: SMCalFlow semantic parsing to Lispress on Corral's runner, free or constrained by
+BenchCLAMP's grammar rebuilt from its function signatures (``_calflow_grammar``, the default) or by one induced
+from the example pool (``_lispress_grammar``, ``-T grammar=induced``).
 
 The prompt is BenchCLAMP's few-shot template (the same as the syntactic tasks): up to ``shots`` examples from
 validation dialogues outside the evaluated split, retrieved by BM25 over the utterance (best match last, the
@@ -19,6 +20,7 @@ from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, registe
 from corral.verdicts import Verdict, Violation
 
 from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split
+from ._calflow_grammar import benchclamp_lispress_grammar
 from ._lispress import LispressError, lispress_match, read_lispress
 from ._lispress_grammar import induce_lispress_grammar
 from ._task import INSTRUCTION, _check_counts, _count_tokens, _max_tokens
@@ -28,6 +30,9 @@ VERSION = "1"
 
 def render_turn(turn: CalflowTurn) -> str:
     return f"Human: {turn.utterance}\nComputer: {turn.lispress}\n"
+
+
+GRAMMARS = ("benchclamp", "induced")
 
 
 @cache
@@ -78,14 +83,18 @@ def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) ->
     TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
     TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
                "embeddings (slow)", choices=("bm25", "dense")),
+    TaskOption("grammar", str, "benchclamp", "the constraint: BenchCLAMP's grammar rebuilt from its function "
+               "signatures, or one induced from the example pool", choices=GRAMMARS),
 ))
-def clamp_lispress(eval_set: str, shots: int, budget: int, retriever: str) -> Task:
+def clamp_lispress(eval_set: str, shots: int, budget: int, retriever: str, grammar: str) -> Task:
     """SMCalFlow utterances to Lispress programs (BenchCLAMP's SMCalFlow task on the validation dialogues)."""
     _check_counts("clamp-lispress", shots, budget)
     return Task(
         name="clamp-lispress", version=VERSION,
         instances=lambda: _instances(eval_set, shots, budget, retriever),
-        check=check_lispress, grammar=lambda instance: split_grammar(instance.target["split"]),
+        check=check_lispress,
+        grammar=(lambda instance: split_grammar(instance.target["split"])) if grammar == "induced"
+        else (lambda instance: benchclamp_lispress_grammar()),
         template=PromptTemplate(), extract="first_line", quality=lispress_quality, stop=("\nHuman:",),
         options={"stop": ["\nHuman:"]},
         description="BenchCLAMP (Roy et al. 2023) SMCalFlow to Lispress, Lispress match",

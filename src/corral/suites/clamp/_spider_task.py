@@ -57,14 +57,20 @@ def suite_folder(seed: int = 0) -> Path:
     return cache_dir() / "spider-suites" / f"v{SUITE_VERSION}-seed{seed}"
 
 
-@cache
 def spider_suite(db_id: str, seed: int = 0) -> tuple[Path, ...]:
-    """The distilled test suite of ``db_id``'s database: built from its gold queries on first use (seconds to a
-    minute), then read from disk. Built in a scratch folder and moved into place whole, so a killed build leaves
-    nothing half-made and two processes building at once both end with a complete suite."""
+    """The distilled test suite of ``db_id``'s database: built from its gold queries on first use (a few seconds),
+    then read from disk. Built in a scratch folder and moved into place whole, so a killed build leaves nothing
+    half-made and two processes building at once both end with a complete suite."""
+    if db_id not in spider_schemas():
+        raise ValueError(f"unknown Spider database {db_id!r}")
+    return _suite(suite_folder(seed), db_id, seed)
+
+
+@cache
+def _suite(root: Path, db_id: str, seed: int) -> tuple[Path, ...]:
     from ._spider_db import distinguishing_set
 
-    folder = suite_folder(seed) / db_id
+    folder = root / db_id
     manifest = folder / "suite.json"
     with _LOCK:
         if not manifest.is_file():
