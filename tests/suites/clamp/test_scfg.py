@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from corral.errors import InputError
 from corral.grammars import Grammar, accepts
-from corral.suites.clamp._scfg import ScfgError, Symbol, read_scfg, scfg_to_lark
+from corral.suites.clamp._scfg import Scfg, ScfgError, Symbol, bound_depth, fold_lexemes, read_scfg, scfg_to_lark
 
 SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).parents[3].parent / "shared" / "data"))
 
@@ -137,3 +137,32 @@ def test_benchclamp_calflow_files_convert_and_name_what_they_leave_undefined():
     # the rest leans on rules BenchCLAMP generates from the function types
     with pytest.raises(ScfgError, match=r"fluenter\.scfg:30: 'updatecommitevent' uses 'eventid'"):
         scfg_to_lark(scfg, "plan", start="updatecommitevent")
+
+
+def _bounded_grammar(text: str, name: str, depth: int) -> Grammar:
+    rules = bound_depth(read_scfg([("g.scfg", text)]).source, name, depth)
+    return Grammar.lark(scfg_to_lark(Scfg(rules, rules, {})))
+
+
+def test_bound_depth_cuts_nesting_and_keeps_the_rest():
+    text = 'start -> "[" inner "]"\ninner -> "(" inner ")" | "x" | inner "+" inner'
+    g = _bounded_grammar(text, "inner", 2)
+    assert all(accepts(g, t) for t in ("[x]", "[(x)]", "[((x))]", "[(x)+x]", "[x+x]"))  # each inner counts
+    assert not accepts(g, "[(((x)))]") and not accepts(g, "[((x+(x)))]")
+
+
+@settings(max_examples=30, deadline=None)
+@given(depth=st.integers(0, 3), nesting=st.integers(0, 5))
+def test_bound_depth_accepts_exactly_up_to_the_depth(depth, nesting):
+    g = _bounded_grammar('start -> "(" start ")" | "x"', "start", depth)
+    assert accepts(g, "(" * nesting + "x" + ")" * nesting) is (nesting <= depth)
+
+
+def test_fold_lexemes_keeps_the_language_of_a_word():
+    text = 'start -> KW " " KW\nKW -> S E L | "x"+\nS -> "s" | "S"\nE -> "e" | "E"\nL -> "l" | "L"'
+    scfg = read_scfg([("g.scfg", text)])
+    folded = fold_lexemes(scfg.source, ["KW"])
+    assert [s.kind for s in folded["KW"][0]] == ["regex"]
+    g = Grammar.lark(scfg_to_lark(Scfg(folded, folded, {})))
+    assert all(accepts(g, t) for t in ("sel SEL", "SeL xxx", "x x"))
+    assert not accepts(g, "se sel") and not accepts(g, "sell x")

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from corral.errors import InputError
 
-__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "fold_lexemes", "read_scfg", "regex_escape", "scfg_to_lark"]
+__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "bound_depth", "fold_lexemes", "read_scfg", "regex_escape",
+           "scfg_to_lark"]
 
 
 class ScfgError(InputError):
@@ -195,6 +196,73 @@ def _lark_names(names: Iterable[str], start: str) -> dict[str, str]:
         chosen[name] = candidate
         taken.add(candidate)
     return chosen
+
+
+def bound_depth(rules: Mapping[str, Sequence[Alternative]], name: str, depth: int) -> dict[str, list[Alternative]]:
+    """``rules`` where ``name`` nests inside itself at most ``depth`` times (``depth=2``: a query, a subquery in it
+    and one in that): the rules on a cycle through ``name`` are copied once per level (``x__d1``), each level's
+    ``name`` refers to the next level's, and the last level's alternatives that would go deeper are dropped, with
+    whatever could then derive nothing. The language is the old one cut at that depth."""
+    cycle = _reaches(rules, name) & {x for x in rules if name in _reaches(rules, x)}
+    if name not in cycle:
+        return {k: list(v) for k, v in rules.items()}
+    out = {k: list(v) for k, v in rules.items() if k not in cycle}
+
+    def level(x: str, k: int) -> str:
+        return x if k == 0 else f"{x}__d{k}"
+
+    for k in range(depth + 1):
+        for x in cycle:
+            alternatives = []
+            for alternative in rules[x]:
+                renamed, deeper = [], False
+                for symbol in alternative:
+                    if symbol.kind == "name" and symbol.text in cycle:
+                        at = k + 1 if symbol.text == name else k
+                        deeper |= at > depth
+                        symbol = Symbol("name", level(symbol.text, at), symbol.repeat)
+                    renamed.append(symbol)
+                if not deeper:
+                    alternatives.append(tuple(renamed))
+            out[level(x, k)] = alternatives
+    return _productive(out)
+
+
+def _reaches(rules: Mapping[str, Sequence[Alternative]], start: str) -> set[str]:
+    """The names ``start``'s rules use, directly or not (``start`` itself only on a cycle)."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for alternative in rules.get(todo.pop(), ()):
+            for symbol in alternative:
+                if symbol.kind == "name" and symbol.text not in seen:
+                    seen.add(symbol.text)
+                    todo.append(symbol.text)
+    return seen
+
+
+def _productive(rules: dict[str, list[Alternative]]) -> dict[str, list[Alternative]]:
+    """``rules`` without the alternatives that use a name deriving no text (a repeat that may be empty is kept)."""
+    good: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, alternatives in rules.items():
+            if name not in good and any(all(s.kind != "name" or s.text in good or s.repeat in ("?", "*")
+                                            for s in alternative) for alternative in alternatives):
+                good.add(name)
+                changed = True
+    out = {}
+    for name, alternatives in rules.items():
+        kept = []
+        for alternative in alternatives:
+            if all(s.kind != "name" or s.text in good for s in alternative):
+                kept.append(alternative)
+            elif all(s.kind != "name" or s.text in good or s.repeat in ("?", "*") for s in alternative):
+                kept.append(tuple(s for s in alternative if s.kind != "name" or s.text in good))
+        if kept or name not in good:
+            out[name] = kept
+    return {name: alternatives for name, alternatives in out.items() if alternatives}
 
 
 _META = set("\\.^$|?*+()[]{}/")

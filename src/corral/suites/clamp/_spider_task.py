@@ -138,7 +138,7 @@ def schema_names_only(answer: str, schema: SpiderSchema) -> bool:
 
 
 _SYNTAX = ("OperationalError: near ", "OperationalError: incomplete input", "OperationalError: unrecognized token",
-           "refused: more than one statement", "refused: an empty query")
+           "OperationalError: parser stack overflow", "refused: more than one statement", "refused: an empty query")
 
 
 def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:

@@ -23,6 +23,8 @@ people write it: keywords in any case, any spacing. Per database this module add
   - the postfix ``ISNULL`` and ``NOTNULL`` are dropped (``IS NULL`` and ``NOT NULL`` stay): sqlglot, which judges
     exact set match, cannot read ``2 ISNULL % x``;
   - ``x IN table`` needs a space before the table; ``LIMIT`` takes a number, as every gold query writes it;
+  - a string holds at most 100 characters (Spider's longest has 30), and subqueries nest at most two deep
+    (``SUBQUERY_DEPTH``): cut off at its token budget, a query is no query;
   - tables named ``sqlite_*`` are SQLite's own bookkeeping (Spider lists ``sqlite_sequence``) and not offered.
 - A query is one ``SELECT`` statement (optionally ending in ``;``) on one line: the grammar's lists of
   statements, ``EXPLAIN`` and line breaks are dropped, since a prediction is run as one statement and read as the
@@ -42,7 +44,7 @@ from importlib.resources import files
 from corral.grammars import Grammar
 from corral.jsonl import iter_jsonl
 
-from ._scfg import Alternative, Scfg, Symbol, fold_lexemes, read_scfg, regex_escape, scfg_to_lark
+from ._scfg import Alternative, Scfg, Symbol, bound_depth, fold_lexemes, read_scfg, regex_escape, scfg_to_lark
 from ._spider import SpiderSchema
 
 __all__ = ["benchclamp_sql_scfg", "name_rule", "sql_grammar"]
@@ -108,6 +110,11 @@ model otherwise repeats ``, SINGER_IN_CONCERT`` until its token budget ends, and
 Every Spider dev gold query fits within them (the coverage test says so)."""
 
 
+SUBQUERY_DEPTH = 2
+"""A query may hold subqueries two deep (Spider's gold holds at most one inside another); a small model otherwise
+opens ``(SELECT * FROM (SELECT * FROM (...`` until its budget ends."""
+
+
 def _bounded(unit: tuple[str, ...], most: int, again: tuple[str, ...] | None = None,
              more: int = 0) -> list[Alternative]:
     """``unit`` repeated 0 to ``most`` times; with ``again``, ``unit`` once then ``again`` 0 to ``more`` times."""
@@ -146,7 +153,7 @@ def _grammar(schema: SpiderSchema, lexemes: bool) -> Grammar:
         "ws_star": [(), _ref("ws")],
         "ws_star_empty": [(), _ref("ws")],
         "NUMERIC_LITERAL": [(Symbol("regex", r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|0x[0-9a-fA-F]+"),)],
-        "STRING_LITERAL": [(Symbol("regex", r"'[^'\x00-\x1f]*'|\"[^\"\x00-\x1f]*\""),)],
+        "STRING_LITERAL": [(Symbol("regex", r"'[^'\x00-\x1f]{0,100}'|\"[^\"\x00-\x1f]{0,100}\""),)],
         "IDENTIFIER": [(Symbol("regex", "[A-Za-z_][A-Za-z0-9_]*"),)],
         # the holes of the module doc, closed
         "result_column": [*_without(scfg, "result_column", "expr"), _ref("expr")],
@@ -169,6 +176,7 @@ def _grammar(schema: SpiderSchema, lexemes: bool) -> Grammar:
     tables = [name for name in schema.tables if not name.lower().startswith("sqlite_")]
     rules["table_name"] = rules.get("table_name", []) + _names(tables)
     rules.update(replace)
+    rules = bound_depth(rules, "select_stmt", SUBQUERY_DEPTH)
     if lexemes:
         rules = fold_lexemes(rules, [name for name in rules if _LEXICAL.fullmatch(name)])
     source = scfg_to_lark(Scfg(rules, rules, scfg.where), "source")
