@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,7 +67,7 @@ from importlib.resources import files
 from corral.grammars import Grammar
 from corral.jsonl import iter_jsonl
 
-from ._scfg import Alternative, Symbol, read_scfg
+from ._scfg import Alternative, Scfg, Symbol, productive, read_scfg, scfg_to_lark
 
 __all__ = ["BENCHCLAMP_GRAMMAR_FILE", "NUMBER_CHOICES", "benchclamp_lispress_grammar",
            "benchclamp_lispress_lark", "benchclamp_plan_rules", "prune_unused", "read_signatures", "signature_rules",
@@ -240,22 +239,7 @@ def benchclamp_plan_rules(numbers: str = "benchclamp") -> dict[str, list[Alterna
         rules["number_entity"] = [(_lit(" "), Symbol("regex", ANY_NUMBER))]
     for unused in ("nonquoteplus", "nonquotestar"):
         rules.pop(unused, None)
-    return _productive(rules)
-
-
-def _productive(rules: Mapping[str, Sequence[Alternative]]) -> dict[str, list[Alternative]]:
-    """The rules less every alternative that uses a nonterminal deriving no text (undefined, or only through
-    itself): the same language, and nothing left for ``scfg_to_lark`` to refuse."""
-    done: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for lhs, alternatives in rules.items():
-            if lhs not in done and any(all(s.kind != "name" or s.text in done for s in a) for a in alternatives):
-                done.add(lhs)
-                changed = True
-    return {lhs: [a for a in alternatives if all(s.kind != "name" or s.text in done for s in a)]
-            for lhs, alternatives in rules.items() if lhs in done}
+    return productive(rules)
 
 
 def _nullable(rules: Mapping[str, Sequence[Alternative]]) -> set[str]:
@@ -322,7 +306,7 @@ def without_leading_space(rules: Mapping[str, Sequence[Alternative]], start: str
     while todo:
         name = todo.pop()
         out[copies[name]] = [d for alternative in rules[name] for d in derive(alternative)]
-    return _productive(out), first
+    return productive(out), first
 
 
 _PIECE = re.compile(r'[^ ()"]+|.', re.DOTALL)
@@ -335,33 +319,9 @@ def benchclamp_lispress_lark(numbers: str = "benchclamp") -> str:
     Literals are written a Lispress piece at a time (a name such as ``Constraint[Event]`` or ``:output`` whole,
     each space, bracket and quote alone): a name always ends at one of those characters, so the engine's greedy
     lexer never has to take back a name, and the grammar compiles and matches several times faster than one
-    written a character at a time (``scfg_to_lark``'s way, which the SQL grammar needs)."""
+    written a character at a time (``scfg_to_lark``'s default, which the SQL grammar needs)."""
     rules, start = without_leading_space(benchclamp_plan_rules(numbers), "start")
-    order, seen, todo = [], {start}, [start]
-    while todo:
-        name = todo.pop()
-        order.append(name)
-        for alternative in rules[name]:
-            for symbol in alternative:
-                if symbol.kind == "name" and symbol.text not in seen:
-                    seen.add(symbol.text)
-                    todo.append(symbol.text)
-    names = {name: "u_start" if name == "start" else name for name in order}
-    lines = [f"start: {names[start]}"]
-    for name in order:
-        written = [" ".join(_lark_item(symbol, names) for symbol in alternative) for alternative in rules[name]]
-        lines.append(f"{names[name]}: " + " | ".join(alternative or '""' for alternative in written))
-    return "\n".join(lines) + "\n"
-
-
-def _lark_item(symbol: Symbol, names: Mapping[str, str]) -> str:
-    if symbol.kind == "name":
-        return names[symbol.text] + symbol.repeat
-    if symbol.kind == "regex":
-        return f"/{symbol.text}/{symbol.repeat}"
-    pieces = [json.dumps(piece, ensure_ascii=False) for piece in _PIECE.findall(symbol.text)] or ['""']
-    return f"({' '.join(pieces)}){symbol.repeat}" if symbol.repeat and len(pieces) > 1 else \
-        " ".join(pieces) + symbol.repeat
+    return scfg_to_lark(Scfg(rules, rules, {}), "plan", start=start, split=_PIECE.findall)
 
 
 @cache

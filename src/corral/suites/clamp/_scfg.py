@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from corral.errors import InputError
 
-__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "bound_depth", "fold_lexemes", "read_scfg", "regex_escape",
-           "scfg_to_lark"]
+__all__ = ["Alternative", "Scfg", "ScfgError", "Symbol", "bound_depth", "fold_lexemes", "productive", "read_scfg",
+           "regex_escape", "scfg_to_lark"]
 
 
 class ScfgError(InputError):
@@ -145,9 +145,12 @@ def _decode(literal: str, place: str, column: int) -> str:
 
 
 def scfg_to_lark(scfg: Scfg, side: str = "source", start: str = "start",
-                 extra: Mapping[str, Sequence[Alternative]] | None = None) -> str:
+                 extra: Mapping[str, Sequence[Alternative]] | None = None,
+                 split: Callable[[str], list[str]] = list) -> str:
     """``side`` of ``scfg`` as Lark source, from ``start``; ``extra`` adds alternatives (per-instance rules, such
-    as a database's table names) before the reachable rules are chosen."""
+    as a database's table names) before the reachable rules are chosen. ``split`` cuts each literal into the
+    pieces written as separate lexemes: one character each by default (see the module doc); a grammar whose names
+    always end at a delimiter may keep them whole (the Lispress grammar splits at spaces, brackets and quotes)."""
     rules = {name: list(alternatives) for name, alternatives in scfg.side(side).items()}
     for name, alternatives in (extra or {}).items():
         rules.setdefault(name, []).extend(alternatives)
@@ -157,7 +160,8 @@ def scfg_to_lark(scfg: Scfg, side: str = "source", start: str = "start",
     names = _lark_names(reachable, start)
     lines = []
     for name in reachable:
-        written = [" ".join(_lark_item(symbol, names) for symbol in alternative) for alternative in rules[name]]
+        written = [" ".join(_lark_item(symbol, names, split) for symbol in alternative)
+                   for alternative in rules[name]]
         lines.append(f"{names[name]}: " + " | ".join(alternative or '""' for alternative in written))
     return "\n".join(lines) + "\n"
 
@@ -225,7 +229,7 @@ def bound_depth(rules: Mapping[str, Sequence[Alternative]], name: str, depth: in
                 if not deeper:
                     alternatives.append(tuple(renamed))
             out[level(x, k)] = alternatives
-    return _productive(out)
+    return productive(out)
 
 
 def _reaches(rules: Mapping[str, Sequence[Alternative]], start: str) -> set[str]:
@@ -241,8 +245,10 @@ def _reaches(rules: Mapping[str, Sequence[Alternative]], start: str) -> set[str]
     return seen
 
 
-def _productive(rules: dict[str, list[Alternative]]) -> dict[str, list[Alternative]]:
-    """``rules`` without the alternatives that use a name deriving no text (a repeat that may be empty is kept)."""
+def productive(rules: Mapping[str, Sequence[Alternative]]) -> dict[str, list[Alternative]]:
+    """``rules`` without the alternatives that use a name deriving no text (undefined, or only through itself),
+    and without the rules left with none: the same language. An optional use (``x?``, ``x*``) of such a name is
+    dropped from its alternative rather than dropping the alternative."""
     good: set[str] = set()
     changed = True
     while changed:
@@ -348,12 +354,11 @@ def _one_group(text: str) -> bool:
     return True
 
 
-def _lark_item(symbol: Symbol, names: Mapping[str, str]) -> str:
+def _lark_item(symbol: Symbol, names: Mapping[str, str], split: Callable[[str], list[str]]) -> str:
     if symbol.kind == "name":
         return names[symbol.text] + symbol.repeat
     if symbol.kind == "regex":
         return f"/{symbol.text}/{symbol.repeat}"
-    if not symbol.text:
-        return '""'
-    chars = " ".join(json.dumps(char) for char in symbol.text)
-    return f"({chars}){symbol.repeat}" if symbol.repeat and len(symbol.text) > 1 else chars + symbol.repeat
+    pieces = [json.dumps(piece) for piece in split(symbol.text)] or ['""']
+    return f"({' '.join(pieces)}){symbol.repeat}" if symbol.repeat and len(pieces) > 1 else \
+        " ".join(pieces) + symbol.repeat

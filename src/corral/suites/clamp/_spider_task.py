@@ -129,8 +129,7 @@ def schema_names_only(answer: str, schema: SpiderSchema) -> bool:
         if isinstance(column.this, exp.Star) or quoted_string:
             continue
         name = column.name.lower()
-        in_table = isinstance(column.parent, exp.In) and not column.table and name in tables  # ``x IN singer``
-        if name not in columns and name not in aliases and not in_table:
+        if name not in columns and name not in aliases:
             return False
         if column.table and column.table.lower() not in tables | aliases:
             return False

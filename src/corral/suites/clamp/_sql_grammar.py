@@ -20,9 +20,10 @@ people write it: keywords in any case, any spacing. Per database this module add
     literals (``X'..'`` must be hex), ``REGEXP`` and ``MATCH`` (no function without an extension) are dropped;
   - no unary ``+`` or ``-`` (``5--x`` starts a comment; Spider writes no negative number);
   - an aggregate takes one argument and only ``count`` takes ``*``; window clauses are dropped;
-  - the postfix ``ISNULL`` and ``NOTNULL`` are dropped (``IS NULL`` and ``NOT NULL`` stay): sqlglot, which judges
-    exact set match, cannot read ``2 ISNULL % x``;
-  - ``x IN table`` needs a space before the table; ``LIMIT`` takes a number, as every gold query writes it;
+  - the postfix ``ISNULL``, ``NOTNULL`` and ``NOT NULL`` are dropped (``IS NULL`` and ``IS NOT NULL`` stay):
+    sqlglot, which reads answers for exact set match, cannot read ``2 ISNULL % x`` or ``x NOT NULL + 1``;
+  - ``x IN (...)`` only: ``x IN table`` is dropped (Spider never writes it, and sqlglot, which reads answers for
+    exact set match, cannot read it); ``LIMIT`` takes a number, as every gold query writes it;
   - a string holds at most 100 characters (Spider's longest has 30), and subqueries nest at most two deep
     (``SUBQUERY_DEPTH``): cut off at its token budget, a query is no query;
   - tables named ``sqlite_*`` are SQLite's own bookkeeping (Spider lists ``sqlite_sequence``) and not offered.
@@ -31,8 +32,8 @@ people write it: keywords in any case, any spacing. Per database this module add
   first line of the answer. It may end with a line break, after which nothing may follow: a few-shot model ends
   its answer that way (``Computer: SELECT ...`` then a new line), and without it keeps writing until the budget.
 - The grammar's three other places for a free identifier are narrowed so a query names nothing the database does
-  not have: ``x IN table_function(...)`` is dropped, ``INDEXED BY`` takes no index name (``NOT INDEXED`` stays), and
-  ``COLLATE`` takes SQLite's built-in collations.
+  not have: ``x IN table_function(...)`` is dropped (and ``x IN table``, above), ``INDEXED BY`` takes no index
+  name (``NOT INDEXED`` stays), and ``COLLATE`` takes SQLite's built-in collations.
 """
 
 from __future__ import annotations
@@ -136,8 +137,7 @@ def _grammar(schema: SpiderSchema, lexemes: bool) -> Grammar:
         "schema_name": _keywords("main"),
         "possibly_qualified_column_name": [_ref("table_dot?", "column_name")],
         # the alternatives that name no table function / no index
-        "ws_in_clause": [*_without(scfg, "ws_in_clause", "table_function_name", "table_name"),
-                         _ref("ws", "table_name")],
+        "ws_in_clause": _without(scfg, "ws_in_clause", "table_function_name", "table_name"),
         "indexed_or_not": _without(scfg, "indexed_or_not", "index_name"),
         "collation_name": _keywords("BINARY", "NOCASE", "RTRIM"),
         "parse": [_ref("ws_star", "sql_stmt", "ws_star_empty", "end?"),
@@ -160,7 +160,8 @@ def _grammar(schema: SpiderSchema, lexemes: bool) -> Grammar:
         "expr_base_case": _without(scfg, "expr_base_case", "BIND_PARAMETER"),
         "literal_value_complex": _without(scfg, "literal_value_complex", "BLOB_LITERAL"),
         "like_glob_regex_match": _keywords("LIKE", "GLOB"),
-        "nullness": [_ref("not_null")],
+        "expr_compound": _without(scfg, "expr_compound", "nullness"),
+        "non_binop_expr_compound": _without(scfg, "non_binop_expr_compound", "nullness"),
         "limit_stmt": [_ref("LIMIT_", "ws", "NUMERIC_LITERAL"),
                        _ref("LIMIT_", "ws", "NUMERIC_LITERAL", "ws", "OFFSET_", "ws", "NUMERIC_LITERAL")],
         "expr_binop": _without(scfg, "expr_binop", "MATCH_", "REGEXP_", "IN_"),
