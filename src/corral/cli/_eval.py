@@ -39,6 +39,9 @@ def eval_command(
     top_p: Annotated[float, typer.Option()] = 1.0,
     max_tokens: Annotated[int | None, typer.Option(help="Token budget (default: the task's, per instance).")] = None,
     seed: Annotated[int, typer.Option()] = 0,
+    repeat_limit: Annotated[int, typer.Option(
+        help="Refuse the token that would start copy N+1 of a block just repeated N times in a row "
+             "(local models; 0 is off).")] = 0,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     report: Annotated[bool, typer.Option(help="Write report.md and plots when done.")] = True,
@@ -71,7 +74,8 @@ def eval_command(
     try:
         the_task = get_task(task, **options)
         select(the_task, filters, limit=count, per_group=per_group)
-        sampling = SamplingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
+        sampling = SamplingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+                                  repeat_limit=repeat_limit)
         runs = _run_dirs(output, [plan_config(the_task, model, decoding=m, sampling=sampling,  # type: ignore[arg-type]
                                               base_url=base_url) for m in modes], default_run_dir)
         loaded = load_model(model, **({"base_url": base_url} if base_url else {}))

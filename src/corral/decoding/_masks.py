@@ -16,6 +16,8 @@ import numpy as np
 
 from corral.grammars import Grammar, GrammarError
 
+from ._repeats import TokenTable
+
 _CACHE_SIZE = 512
 
 
@@ -46,6 +48,17 @@ class MatcherFactory:
         self.stats = MaskStats()
         self._prototypes: OrderedDict[str, object] = OrderedDict()
         self._lock = threading.Lock()
+        self._token_table: TokenTable | None = None
+
+    @property
+    def token_table(self) -> TokenTable:
+        """Every token's bytes (special tokens empty), for the repeat limit; built on first use (~10 ms)."""
+        if self._token_table is None:
+            tokenizer = self.tokenizer
+            self._token_table = TokenTable(tuple(
+                b"" if tokenizer.is_special_token(i) else tokenizer.decode_bytes([i])  # type: ignore[attr-defined]
+                for i in range(self.vocab_size)))
+        return self._token_table
 
     def matcher(self, grammar: Grammar):  # -> llguidance.LLMatcher
         from llguidance import LLMatcher

@@ -107,6 +107,7 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
             "records": len(kept),
             "empty": sum(record.empty for record in kept.values()),
             "truncated": sum(record.truncated for record in kept.values()),
+            "closed": sum(bool(record.appended) for record in kept.values()),  # truncated, then closed
             "errors": sum(record.finish_reason == "error" for record in kept.values()),
             "cached": sum(record.cached for record in kept.values()),
             "missing": len(config.instances) * n - len(first),

@@ -48,6 +48,7 @@ class SamplingConfig(_Frozen):
     top_p: float = 1.0
     max_tokens: int | None = None  # None: each instance's own budget (the task sizes it so outputs can finish)
     seed: int = 0
+    repeat_limit: int = 0  # 0: off; k: a block may appear at most k times in a row (corral.decoding.RepeatGuard)
 
 
 class RunConfig(_Frozen):
@@ -82,6 +83,8 @@ class RunConfig(_Frozen):
         so that the hash (and the directory name) of an earlier run stays the same."""
         core = self.model_dump(include={"task", "task_version", "model", "backend", "base_url", "decoding",
                                         "sampling", "feedback_template"})
+        if not core["sampling"]["repeat_limit"]:
+            del core["sampling"]["repeat_limit"]
         later = self.model_dump(include={"extract", "task_options", "stop_on_repeat"})
         defaults = {"extract": "whole", "task_options": {}, "stop_on_repeat": False}
         return core | {key: value for key, value in later.items() if value != defaults[key]}
@@ -109,7 +112,7 @@ class SampleRecord(_Frozen):
     round: int
     groups: dict[str, str] = Field(default_factory=dict)  # breakdown keys, e.g. structure and source
     messages: list[dict[str, str]]  # the chat sent to the model
-    output: str  # the model's text
+    output: str  # the model's text, then ``appended`` if any
     answer: str  # what was checked: the output after the task's answer-extraction policy
     passed: bool
     score: float  # graded, in [0, 1]: e.g. the share of rules met
@@ -126,6 +129,8 @@ class SampleRecord(_Frozen):
     cached: bool = False
     quality: dict[str, float] = Field(default_factory=dict)  # the task's quality metrics, if it has any
     repeated: bool = False  # the answer equals one this sample gave in an earlier round
+    # text the runner added: the grammar's shortest completion of a constrained output cut off at its token budget
+    appended: str = ""
 
     @model_validator(mode="before")
     @classmethod

@@ -107,13 +107,14 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
     lines += ["## Headline", "",
               "Success is the first attempt's pass rate (mean over instances of the fraction of samples that pass, "
               "± standard error over instances); final success counts a sample as solved if it passed within "
-              "the feedback rounds.", ""]
+              "the feedback rounds. A truncated constrained output is closed with its grammar's shortest "
+              "completion when one is found (the record's `appended`).", ""]
     lines += _table(["run", "instances", "samples", "rounds", "success", "final success", "mean score",
                      "truncated", "empty", "errors", "free-fallback"],
                     [[label, s["success"]["n"] if s["success"]["n"] == s["instances"]
                       else f"{s['success']['n']} of {s['instances']}", s["samples"], s["rounds"],
                       _percent(s["success"]), _percent(s["final_success"]), f"{s['mean_score']:.3f}",
-                      s["counts"]["truncated"], s["counts"]["empty"], s["counts"]["errors"],
+                      _truncated(s["counts"]), s["counts"]["empty"], s["counts"]["errors"],
                       s["sample_decoding"]["free-fallback"]]
                      for label, s in zip(labels, summaries, strict=True)])
 
@@ -310,3 +311,9 @@ def _line_chart(path: Path, labels: Sequence[str], curves: Sequence[Sequence[tup
     ax.set_title(title)
     ax.legend(fontsize="small")
     fig.savefig(path, **save)
+
+
+def _truncated(counts: dict[str, int]) -> str:
+    """Outputs cut off at the token budget, and how many of them were closed by the grammar's completion."""
+    closed = counts.get("closed", 0)
+    return f"{counts['truncated']} ({closed} closed)" if closed else str(counts["truncated"])

@@ -264,7 +264,8 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
             tuple(item.messages),  # type: ignore[arg-type]
             Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
                      max_tokens=sampling.max_tokens or item.instance.max_tokens, stop=task.stop,
-                     seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round),
+                     seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round,
+                     repeat_limit=sampling.repeat_limit),
             grammar))
         fallbacks.append(reason)
 
@@ -285,13 +286,15 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
                 cache.put(keys[i], completion)
 
     records, errors = [], []
-    for item, completion, reason, was_cached in zip(batch, completions, fallbacks, cached, strict=True):
+    for item, request, completion, reason, was_cached in zip(batch, requests, completions, fallbacks, cached,
+                                                              strict=True):
         assert completion is not None
         if completion.finish_reason == "error":
             errors.append({"instance": item.instance.id, "sample": item.sample, "round": item.round,
                            "error": completion.error, "time": time.time()})
             continue
-        records.append(_record(task, config, item, completion, reason, was_cached))
+        appended = _close_at_budget(request, completion)
+        records.append(_record(task, config, item, completion, reason, was_cached, appended))
     if errors:
         with (run / ERRORS_FILE).open("a", encoding="utf-8") as f:
             for error in errors:
@@ -299,18 +302,31 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
     return records
 
 
+def _close_at_budget(request: Request, completion: Completion) -> str:
+    """The grammar's shortest completion of a constrained output cut off at its token budget ("" if none is
+    needed or none was found within the search's budgets): a model looping inside a recursive rule would
+    otherwise leave an output that does not parse."""
+    if request.grammar is None or completion.finish_reason != "length":
+        return ""
+    from corral.grammars import shortest_completion
+
+    return shortest_completion(request.grammar, completion.text) or ""
+
+
 def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, fallback: str | None,
-            cached: bool) -> SampleRecord:
-    answer = task.answer(completion.text)
+            cached: bool, appended: str = "") -> SampleRecord:
+    output = completion.text + appended
+    answer = task.answer(output)
     decoding = config.decoding if fallback is None else "free-fallback"
     quality = task.quality(item.instance, answer) if task.quality is not None else {}
     return SampleRecord.judged(
         task.check(item.instance, answer),
         instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
-        messages=item.messages, output=completion.text, answer=answer, decoding=decoding, fallback_reason=fallback,
+        messages=item.messages, output=output, answer=answer, decoding=decoding, fallback_reason=fallback,
         finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers)
+        seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers,
+        appended=appended)
 
 
 def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:

@@ -5,11 +5,13 @@
 (``enforcement`` says which keywords the grammar enforces and which are checked after decoding);
 ``compile_constraint(constraint)`` is Corral's own compiler: every text of its grammar passes the checker, and
 what it cannot express is reported per base constraint (``NotExpressible``); ``copy_tree`` and
-``copy_sequence`` build per-input grammars that copy the input's tokens in order with structure between them.
+``copy_sequence`` build per-input grammars that copy the input's tokens in order with structure between them;
+``shortest_completion`` closes a cut-off prefix into a sentence of its grammar.
 docs/grammars.md says what the compiled grammars allow.
 """
 
 from ._compile import Limits, NotExpressible, compile_constraint
+from ._complete import shortest_completion
 from ._copy import copy_sequence, copy_tree
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
 from ._sample import accepts, sample, witness
@@ -30,5 +32,6 @@ __all__ = [
     "copy_tree",
     "enforcement",
     "sample",
+    "shortest_completion",
     "witness",
 ]

@@ -56,7 +56,12 @@ def engine_check(grammar: Grammar) -> str | None:
 
 
 def _allowed(matcher) -> list[int]:
-    mask = np.frombuffer(matcher.compute_bitmask(), dtype=np.uint8)
+    return _allowed_in(matcher.compute_bitmask())
+
+
+def _allowed_in(bitmask: bytes) -> list[int]:
+    """The byte tokens (and ``EOS``) a byte-level bitmask allows."""
+    mask = np.frombuffer(bitmask, dtype=np.uint8)
     return np.flatnonzero(np.unpackbits(mask, bitorder="little")[: EOS + 1]).tolist()
 
 

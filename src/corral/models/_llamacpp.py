@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corral.decoding import MatcherFactory, SequenceMask
+from corral.decoding import MatcherFactory, RepeatGuard, SequenceMask
 from corral.registry import backends
 
 from ._bundled import resolve_gguf
@@ -81,6 +81,7 @@ class LlamaCppModel:
                               seconds=time.perf_counter() - started, constrained=request.grammar is not None,
                               error=f"the prompt has {len(prompt)} tokens; the context holds {self._llama.n_ctx()}")
         mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None
+        guard = RepeatGuard(sampling.repeat_limit, self.masks.token_table) if sampling.repeat_limit else None
         chain = _sampler_chain(sampling, sampling.seed_for(i))
         ctx, vocab, n_vocab = self._llama._ctx.ctx, self._llama._model.vocab, self._llama.n_vocab()
         tokens: list[int] = []
@@ -94,19 +95,23 @@ class LlamaCppModel:
             self._llama.eval(prompt)
             for _ in range(min(sampling.max_tokens, room)):
                 token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
-                if mask is not None and not mask.accept(token):
+                refused = guard.refused() if guard is not None else set()
+                if token in refused or (mask is not None and not mask.accept(token)):
                     logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), shape=(n_vocab,))
-                    if not mask.forbid(logits):
+                    if mask is not None and not mask.forbid(logits):
                         error = f"the grammar allows no next token: {mask.failed or 'nothing allowed'}"
                         break
+                    _refuse(logits, refused)
                     token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
-                    if not mask.consume(token):
+                    if mask is not None and not mask.consume(token):
                         error = f"the output left the grammar: {mask.failed}"
                         break
                 if llama_cpp.llama_vocab_is_eog(vocab, token):
                     finish = "stop"
                     break
                 tokens.append(token)
+                if guard is not None:
+                    guard.push(token)
                 if stops:
                     pieces += self._llama.detokenize([token])
                     cut = _first_stop(pieces, stops)
@@ -130,6 +135,17 @@ class LlamaCppModel:
 
     def close(self) -> None:
         self._llama.close()
+
+
+def _refuse(logits: np.ndarray, refused: set[int]) -> None:
+    """-inf for the repeat limit's refused tokens, unless that would leave no token at all (the grammar wins)."""
+    if not refused:
+        return
+    index = np.fromiter(refused, dtype=np.int64)
+    kept = logits[index].copy()
+    logits[index] = -np.inf
+    if not np.isfinite(logits).any():
+        logits[index] = kept
 
 
 def _chat_template(llama, path: Path):  # -> llama_chat_format.Jinja2ChatFormatter

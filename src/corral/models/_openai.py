@@ -150,6 +150,9 @@ class OpenAIModel:
     def _arguments(self, request: Request, j: int) -> dict[str, Any]:
         """The keyword arguments of one sample's ``chat.completions.create`` (grammar refusals happen here)."""
         sampling = request.sampling
+        if sampling.repeat_limit:
+            raise ModelError("a served model cannot apply Corral's repeat limit (it needs the token loop); run "
+                             "without --repeat-limit, or on a local backend")
         arguments: dict[str, Any] = {
             "model": self.name,
             "messages": [dict(message) for message in request.messages],

@@ -35,7 +35,9 @@ class Sampling:
     """Sampling parameters shared by every backend.
 
     ``temperature == 0`` is greedy decoding. ``seed`` makes sampling reproducible on local backends (sample ``i``
-    of ``n`` uses ``seed + i``); servers receive it and may honour it.
+    of ``n`` uses ``seed + i``); servers receive it and may honour it. ``repeat_limit`` k > 0 refuses the token
+    that would begin copy k + 1 of a block the output just repeated k times in a row (``corral.decoding.
+    RepeatGuard``; local backends only).
     """
 
     temperature: float = 0.0
@@ -44,6 +46,7 @@ class Sampling:
     stop: tuple[str, ...] = ()
     seed: int | None = 0
     n: int = 1
+    repeat_limit: int = 0
 
     def __post_init__(self) -> None:
         if self.temperature < 0:
@@ -54,6 +57,8 @@ class Sampling:
             raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
         if self.n < 1:
             raise ValueError(f"n must be >= 1, got {self.n}")
+        if self.repeat_limit < 0:
+            raise ValueError(f"repeat_limit must be >= 0 (0 is off), got {self.repeat_limit}")
         if isinstance(self.stop, str | list):
             object.__setattr__(self, "stop", (self.stop,) if isinstance(self.stop, str) else tuple(self.stop))
 
@@ -88,11 +93,14 @@ class Request:
 
     def key(self, backend: str, model: str) -> str:
         """A stable hash of everything that determines the output (the response cache's key)."""
+        sampling = asdict(self.sampling)
+        if not sampling["repeat_limit"]:  # added later: off keeps the keys of earlier cached responses
+            del sampling["repeat_limit"]
         data = {
             "backend": backend,
             "model": model,
             "messages": list(self.messages),
-            "sampling": asdict(self.sampling),
+            "sampling": sampling,
             "grammar": self.grammar.hash if self.grammar is not None else None,
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from corral.decoding import MatcherFactory
+from corral.decoding import MatcherFactory, RepeatGuard
 from corral.registry import backends
 
 from ._bundled import resolve_gguf
@@ -64,6 +64,7 @@ class _Row:
     generator: torch.Generator | None
     constrained: bool
     matcher: Any = None  # llguidance.LLMatcher
+    guard: RepeatGuard | None = None
     tokens: list[int] = field(default_factory=list)
     text: str | None = None
     finish: FinishReason | None = None
@@ -200,6 +201,8 @@ class TransformersModel:
             generator = torch.Generator().manual_seed(seed if seed is not None else secrets.randbits(63))
         row = _Row(index, sample, prompt, sampling, min(sampling.max_tokens, self.max_context - len(prompt)),
                    generator, constrained=request.grammar is not None)
+        if sampling.repeat_limit:
+            row.guard = RepeatGuard(sampling.repeat_limit, self.masks.token_table)
         if row.max_new < 1:
             row.fail(f"the prompt is {len(prompt)} tokens; the model's context is {self.max_context}")
             row.finish = "context"
@@ -260,6 +263,9 @@ class TransformersModel:
         constrained = [i for i, row in enumerate(rows) if row.matcher is not None]
         if constrained:
             self._mask(logits, rows, constrained)
+        for i, row in enumerate(rows):
+            if row.guard is not None:
+                _refuse(logits[i], row.guard.refused())
         chosen = logits.argmax(-1)
         sampled = [i for i, row in enumerate(rows) if row.generator is not None]
         if sampled:
@@ -317,6 +323,8 @@ class TransformersModel:
             row.finish = "stop"
             return False
         row.tokens.append(token)
+        if row.guard is not None:
+            row.guard.push(token)
         if row.matcher is not None and not row.matcher.consume_token(token):
             row.fail(f"the output left the grammar: {row.matcher.get_error()}")
             return False
@@ -338,6 +346,19 @@ class TransformersModel:
         """Drop the weights (about 1 GB) now rather than when the last reference goes."""
         self._model = None  # type: ignore[assignment]
         self._factory = self._executor = None
+
+
+def _refuse(logits: torch.Tensor, refused: set[int]) -> None:
+    """-inf for the repeat limit's refused tokens of one row, unless none would be left (the grammar wins)."""
+    if not refused:
+        return
+    import torch
+
+    index = torch.tensor(sorted(refused))
+    kept = logits[index].clone()
+    logits[index] = float("-inf")
+    if not torch.isfinite(logits).any():
+        logits[index] = kept
 
 
 def _as_list(value: int | list[int] | None) -> list[int]:
