@@ -48,3 +48,35 @@ def test_a_script_that_runs_out_leaves_the_run_incomplete_and_a_rerun_finishes_i
     _, again = evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2),
                         loaded_model=ScriptedModel(["c", "d"]))
     assert again["complete"] and len(read_records(run)) == 4
+
+
+def _brackets_task():
+    from corral.grammars import Grammar, accepts
+    from corral.tasks import Task, TaskInstance
+    from corral.verdicts import Verdict, Violation
+
+    grammar = Grammar.lark('start: e\ne: "(" e ")" | "x"\n%ignore " "\n')
+
+    def check(instance, answer):
+        return Verdict.of([] if accepts(grammar, answer) else [Violation("parses", "not balanced")])
+
+    return Task(name="brackets", version="1", check=check, grammar=lambda instance: grammar,
+                instances=lambda: [TaskInstance("a", "Nest.", None, max_tokens=3),
+                                   TaskInstance("b", "Nest.", None, max_tokens=8)])
+
+
+def test_a_constrained_output_cut_at_its_budget_is_closed_and_says_so(tmp_path: Path) -> None:
+    """The scripted model's tokens are words, so "( ( ( x ) ) )" is cut after three of them."""
+    task = _brackets_task()
+    run, summary = evaluate(task, "scripted:s", tmp_path / "run", decoding="constrained",
+                            loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    by_id = {record.instance: record for record in read_records(run)}
+    cut, whole = by_id["a"], by_id["b"]
+    assert cut.finish_reason == "length" and cut.appended == "x)))" and cut.output == "( ( (x)))"
+    assert cut.passed
+    assert whole.finish_reason == "stop" and whole.appended == "" and whole.passed
+    assert summary["counts"]["truncated"] == 1 and summary["counts"]["closed"] == 1
+    free, free_summary = evaluate(task, "scripted:s", tmp_path / "free", decoding="free",
+                                  loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    assert free_summary["counts"]["closed"] == 0  # free decoding has no grammar to close with
+    assert not {r.instance: r for r in read_records(free)}["a"].passed

@@ -126,6 +126,24 @@ def test_grammar_the_model_would_not_choose_goes_through_the_mask(model):
     assert out.finish_reason == "stop" and stats.masked_tokens > before
 
 
+LOOPY = Grammar.regex(r"(ire|a|the)( (ire|a|the))*\.")
+LOOP_PROMPT = "Repeat after me: the the the the the the the the"
+
+
+def test_a_repeat_limit_breaks_a_greedy_loop(model):
+    [[free]] = model.complete([Request.user(LOOP_PROMPT, Sampling(max_tokens=24), grammar=LOOPY)])
+    assert "the the the" in free.text and free.finish_reason == "length"  # the loop the limit is for
+    [[limited]] = model.complete([Request.user(LOOP_PROMPT, Sampling(max_tokens=24, repeat_limit=2), grammar=LOOPY)])
+    assert "the the the" not in limited.text and re.fullmatch(LOOPY.source, limited.text), limited
+    assert limited.finish_reason == "stop"
+
+
+def test_the_grammar_wins_over_the_repeat_limit(model):
+    [[out]] = model.complete([Request.user("Say ire.", Sampling(max_tokens=24, repeat_limit=2),
+                                           grammar=Grammar.regex("(ire ){6}"))])
+    assert out.text == "ire " * 6 and out.finish_reason == "stop"
+
+
 def test_stop_strings_cut_the_output(model):
     grammar = Grammar.regex("1, 2, 3, 4, 5, 6")
     [[out]] = model.complete([Request.user("Count.", Sampling(max_tokens=30, stop=(", 4",)), grammar=grammar)])

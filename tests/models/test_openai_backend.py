@@ -312,6 +312,14 @@ def test_grammars_a_mode_cannot_carry_are_refused_before_sending(mode: str) -> N
     assert "\n" not in str(caught.value)
 
 
+def test_a_repeat_limit_is_refused_before_sending() -> None:
+    """The limit needs Corral's own token loop; a server would silently decode without it."""
+    with (ScriptedServer([completion_reply()]) as server, OpenAIModel("m", base_url=server.url) as model,
+          pytest.raises(ModelError, match="repeat limit")):
+        model.complete([Request.user("hi", Sampling(repeat_limit=2))])
+    assert server.hits == 0
+
+
 # ------------------------------------------------------------------------------------------- how it runs
 def test_works_from_a_thread_and_inside_a_running_event_loop() -> None:
     with ScriptedServer([completion_reply("hello")]) as server, OpenAIModel("m", base_url=server.url) as model:

@@ -133,6 +133,15 @@ def test_a_grammar_that_cannot_compile_fails_its_row_only(model: TransformersMod
     assert good[0].finish_reason in ("stop", "length") and good[0].error is None
 
 
+def test_a_repeat_limit_breaks_a_greedy_loop(model: TransformersModel) -> None:
+    loopy = Grammar.regex(r"(ire|a|the)( (ire|a|the))*\.")
+    prompt = "Repeat after me: the the the the the the the the"
+    free = _one(model, prompt, Sampling(max_tokens=24), loopy)
+    limited = _one(model, prompt, Sampling(max_tokens=24, repeat_limit=2), loopy)
+    assert "the the the" in free.text and "the the the" not in limited.text, (free, limited)
+    assert limited.finish_reason == "stop" and limited.text.endswith(".")
+
+
 def test_stop_strings_truncate_the_text(model: TransformersModel) -> None:
     prompt = "Write one sentence about a red apple."
     full = _one(model, prompt, Sampling(max_tokens=24)).text

@@ -67,7 +67,7 @@ def nesting(text: bytes) -> _Nesting:
     return state
 
 
-def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 20_000, seconds: float = 2.0,
+def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_000, seconds: float = 2.0,
                         max_bytes: int = 2_000) -> str | None:
     """The shortest ``s`` such that ``prefix + s`` is a sentence of ``grammar`` ("" if it already is).
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from corral.grammars import Grammar
 
 Role = Literal["system", "user", "assistant"]
+REPEAT_RULE = 2  # the revision of corral.decoding.RepeatGuard's rule, part of a cached response's key
 FinishReason = Literal["stop", "length", "context", "error"]
 
 
@@ -103,6 +104,8 @@ class Request:
             "sampling": sampling,
             "grammar": self.grammar.hash if self.grammar is not None else None,
         }
+        if self.sampling.repeat_limit:  # the rule's revision: a changed rule gives other outputs
+            data["repeat_rule"] = REPEAT_RULE
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
