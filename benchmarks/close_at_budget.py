@@ -20,8 +20,8 @@ import time
 
 from corral.grammars import Grammar, shortest_completion
 from corral.suites.clamp import spider_questions, spider_schemas, sql_grammar
-from corral.suites.clamp._calflow_grammar import benchclamp_lispress_grammar
 from corral.suites.clamp._calflow import calflow_split
+from corral.suites.clamp._calflow_grammar import benchclamp_lispress_grammar
 
 
 def measure(cases: list[tuple[Grammar, str]], rng: random.Random) -> dict:
