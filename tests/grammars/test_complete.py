@@ -58,6 +58,26 @@ def test_no_completion_for_text_outside_the_grammar():
     assert shortest_completion(CALLS, "(Nope") is None
 
 
+XML = Grammar.lark(
+    'start: "<doc>" head body "</doc>"\n'
+    'head: "<head>" ITEM+ "</head>"\n'
+    'body: "<body>" (step | group)+ "</body>"\n'
+    'group: "<a>" (step | group)+ "</a>"\n'
+    'step: "<step name=\\"" NAME "\\" what=\\"" NAME "\\"/>"\n'
+    'ITEM: "<item>" /[a-z]{4,9}/ "</item>"\n'
+    'NAME: /[a-z]{3,12}/\n')
+
+
+def test_required_content_out_of_the_shortest_search_is_found_greedily():
+    """A* counts only what is open, so content the grammar requires (a head, a body, a step's two attributes)
+    is a long detour. The greedy search tries ``<a>`` first (its preferred letter) and would nest groups
+    forever; its bound on nesting makes it come back and write a step."""
+    prefix = "<doc><head>"
+    completion = shortest_completion(XML, prefix, max_nodes=200)  # too few paths for A*: the greedy search runs
+    assert completion is not None and accepts(XML, prefix + completion)
+    assert completion.count("<a>") <= 1 and len(completion) < 120, completion
+
+
 def test_budgets_bound_the_search():
     deep = "(" * 120
     assert shortest_completion(NESTED, deep, max_bytes=10) is None  # needs 121 bytes

@@ -7,9 +7,10 @@ runner records what was appended.
 
 The search is A* over bytes with llguidance's masks as the oracle (the byte-level vocabulary of
 ``corral.grammars.sample``): a path is a byte string, it ends when the matcher accepts, and the cost is its
-length. The heuristic counts the brackets and quotes still open in the text: each needs at least one byte to
-close, so it never overestimates, and along a path of closing bytes the estimate stays flat, so the search dives
-straight to the end of a deeply nested prefix. A required argument (a Lispress ``:date``) is a short detour the
+length. The heuristic counts what is still open in the text: brackets and quotes (a byte each to close) and XML
+elements (``</name>``), so it never overestimates on text where those marks mean what they look like. Along
+a path of closing bytes the estimate stays flat, so the search dives straight to the end of a deeply nested
+prefix. A required argument (a Lispress ``:date``) is a short detour the
 search explores breadth-first.
 
 Whitespace is where the frontier explodes: a grammar that ignores spaces between lexemes allows any run of
@@ -23,7 +24,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._grammar import Grammar
 from ._sample import EOS, _allowed, _matcher
@@ -36,28 +37,65 @@ _SPACES = {ord(c) for c in " \t\r\n"}
 _SPACE_BYTES = {bytes([c]) for c in _SPACES}
 
 
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:.")
+
+
 @dataclass(frozen=True)
 class _Nesting:
-    """Brackets still open, innermost last, and the quote a string is open with (0 if none)."""
+    """What is still open at the end of a text: brackets (innermost last), a string's quote (0 if none) and XML
+    elements (names, innermost last), with where a tag being written stands."""
 
     open: tuple[int, ...] = ()
     quote: int = 0
+    elements: tuple[bytes, ...] = ()
+    tag: str = ""  # "" outside a tag; "<" just opened; "name" / "attrs" in a start tag; "/" at its "/>"; "end"
+    name: bytes = b""
 
     def step(self, byte: int) -> _Nesting:
         if self.quote:
-            return _Nesting(self.open, 0) if byte == self.quote else self
+            return replace(self, quote=0) if byte == self.quote else self
+        if self.tag:
+            return self._in_tag(byte)
         if byte in _QUOTES:
-            return _Nesting(self.open, byte)
+            return replace(self, quote=byte)
+        if byte == ord("<"):
+            return replace(self, tag="<", name=b"")
         if byte in _OPENERS:
-            return _Nesting((*self.open, _OPENERS[byte]), 0)
+            return replace(self, open=(*self.open, _OPENERS[byte]))
         if byte in _CLOSERS and self.open and self.open[-1] == byte:
-            return _Nesting(self.open[:-1], 0)
+            return replace(self, open=self.open[:-1])
         return self
+
+    def _in_tag(self, byte: int) -> _Nesting:
+        tag = self.tag
+        if tag == "<":
+            if byte == ord("/"):
+                return replace(self, tag="end")
+            return replace(self, tag="name", name=bytes([byte])) if byte in _NAME_BYTES else replace(self, tag="")
+        if tag == "end":
+            if byte == ord(">"):
+                return replace(self, tag="", elements=self.elements[:-1])
+            return self
+        if tag == "name" and byte in _NAME_BYTES:
+            return replace(self, name=self.name + bytes([byte]))
+        if byte in _QUOTES:
+            return replace(self, tag="attrs", quote=byte)
+        if byte == ord(">"):
+            opened = self.elements if tag == "/" else (*self.elements, self.name)
+            return replace(self, tag="", elements=opened, name=b"")
+        return replace(self, tag="/" if byte == ord("/") else "attrs")
+
+    @property
+    def depth(self) -> int:
+        """How many brackets and elements are open."""
+        return len(self.open) + len(self.elements)
 
     @property
     def estimate(self) -> int:
-        """Bytes at least still needed: one per open bracket and one for an open string."""
-        return len(self.open) + (1 if self.quote else 0)
+        """Bytes at least still needed: one per open bracket, one for an open string, ``</name>`` per open
+        element, and the ``>`` of a tag being written."""
+        return (len(self.open) + (1 if self.quote else 0) + sum(len(name) + 3 for name in self.elements)
+                + (1 if self.tag and self.tag != "<" else 0))
 
 
 def nesting(text: bytes) -> _Nesting:
@@ -69,7 +107,8 @@ def nesting(text: bytes) -> _Nesting:
 
 def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_000, seconds: float = 2.0,
                         max_bytes: int = 2_000) -> str | None:
-    """The shortest ``s`` such that ``prefix + s`` is a sentence of ``grammar`` ("" if it already is).
+    """The shortest ``s`` such that ``prefix + s`` is a sentence of ``grammar`` ("" if it already is), found by
+    A* in the first half of ``seconds``; failing that, a completion found greedily in the second half.
 
     None when ``prefix`` is not a prefix of the grammar, or no completion was found within ``max_nodes``
     expanded paths, ``seconds`` or ``max_bytes`` (the budgets: a grammar can make the search explode).
@@ -80,14 +119,29 @@ def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_0
         return None
     if matcher.is_error():
         return None
-    started = time.perf_counter()
-    order = itertools.count()
+    deadline = time.perf_counter() + seconds
     start = nesting(data)
+    found = _shortest(matcher.deep_copy(), data, start, max_nodes, time.perf_counter() + seconds / 2, max_bytes)
+    if found is None:
+        found = _greedy(matcher, data, start, deadline, max_bytes)
+    return None if found is None else found.decode("utf-8", errors="replace")
+
+
+def _options(allowed: list[int], last: bytes) -> list[int]:
+    """The bytes worth trying: no end-of-sequence, and one whitespace byte at a time, a space where allowed."""
+    return [byte for byte in allowed if byte != EOS and not (byte in _SPACES and (
+        last in _SPACE_BYTES or (byte != _SPACE and _SPACE in allowed)))]
+
+
+def _shortest(matcher, data: bytes, start: _Nesting, max_nodes: int, deadline: float,
+              max_bytes: int) -> bytes | None:
+    """A*: the shortest completion, or None past the budgets."""
+    order = itertools.count()
     # (estimated total, -length, tie, path, nesting, the parent's matcher, the byte to consume into it)
     queue: list[tuple[int, int, int, bytes, _Nesting, object, int | None]] = [
         (start.estimate, 0, next(order), b"", start, matcher, None)]
     expanded = 0
-    while queue and expanded < max_nodes and time.perf_counter() - started < seconds:
+    while queue and expanded < max_nodes and time.perf_counter() < deadline:
         _, _, _, path, state, parent, byte = heapq.heappop(queue)
         if byte is None:
             current = parent
@@ -96,18 +150,66 @@ def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_0
             if not current.consume_token(byte):
                 continue
         if current.is_accepting():
-            return path.decode("utf-8", errors="replace")
+            return path
         if len(path) >= max_bytes:
             continue
         expanded += 1
-        options = _allowed(current)
-        last = (data + path)[-1:]
-        for allowed in options:
-            if allowed == EOS or (allowed in _SPACES and (last in _SPACE_BYTES or (
-                    allowed != _SPACE and _SPACE in options))):
-                continue
+        for allowed in _options(_allowed(current), (data + path)[-1:]):
             following = state.step(allowed)
             cost = len(path) + 1
             heapq.heappush(queue, (cost + following.estimate, -cost, next(order), path + bytes([allowed]),
                                    following, current, allowed))
+    return None
+
+
+_PREFERRED = b')]}"\'>/<;,.01 aeiostnrlTSAI'
+"""The greedy search's order among bytes of equal estimate: close things, end tags, then short common text."""
+
+
+def _greedy(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: int) -> bytes | None:
+    """*A* completion where the shortest is out of reach (a grammar that requires long content, such as an XML
+    document's required sections): depth first, trying first the bytes that close the most, with iterative
+    deepening on how many brackets and elements may be open beyond the prefix's own. Without that bound the
+    search follows a recursive rule forever (``(andConstraint (andConstraint ...``)."""
+    for deeper in (1, 2, 3, 5, 8, 13):
+        if time.perf_counter() >= deadline:
+            return None
+        found = _depth_first(matcher.deep_copy(), data, start, deadline, max_bytes, start.depth + deeper)
+        if found is not None:
+            return found
+    return None
+
+
+def _depth_first(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: int,
+                 max_depth: int) -> bytes | None:
+    rank = {byte: i for i, byte in enumerate(_PREFERRED)}
+    path = bytearray()
+    states = [start]
+    stack: list[list[int]] = []
+    while time.perf_counter() < deadline:
+        if matcher.is_accepting():
+            return bytes(path)
+        if len(stack) == len(path):
+            state = states[-1]
+            options = _options(_allowed(matcher), (data + bytes(path))[-1:]) if len(path) < max_bytes else []
+            following = {byte: state.step(byte) for byte in options}
+            options = [byte for byte in options if following[byte].depth <= max_depth]
+            options.sort(key=lambda byte: (following[byte].estimate, rank.get(byte, len(rank)), byte))
+            stack.append(options)
+        options = stack[-1]
+        if not options:
+            stack.pop()
+            if not path:
+                return None
+            path.pop()
+            states.pop()
+            matcher.rollback(1)
+            stack[-1].pop(0)
+            continue
+        byte = options[0]
+        if not matcher.consume_token(byte):
+            options.pop(0)
+            continue
+        path.append(byte)
+        states.append(states[-1].step(byte))
     return None

@@ -78,7 +78,8 @@ def test_mcq():
     assert strict("mcq", " VBZ\n").passed
     assert "labels are case-sensitive: write 'VBZ'" in messages("mcq", "vbz")
     assert "Answer with the label alone ('NN')" in messages("mcq", "The answer is NN.")
-    assert "is not one of the 8 labels (NN, NNS" in messages("mcq", "noun")
+    assert "is not a label. Answer with exactly one of the 8 labels: NN, NNS, VB, VBZ, JJ, DT, IN, PRP." in messages(
+        "mcq", "noun")  # every label, so the model can pick one
     assert "The answer is empty" in messages("mcq", "  ")
     assert reference("mcq", "NN") and not reference("mcq", "nn") and not reference("mcq", "'NN'")
     assert reference("mcq", "NN\nbecause it is a noun") and not strict("mcq", "NN\nbecause it is a noun").passed
@@ -91,7 +92,8 @@ def test_eqa():
     assert "'e' cuts a word of the passage" in messages("eqa", "e")
     assert "e.g. 'Normans'" in messages("eqa", "Norman")
     assert "copy it exactly (the case differs)" in messages("eqa", "normandy")
-    assert "does not occur in the passage" in messages("eqa", "Normandy, France")
+    assert "The passage has 'Normandy', but not with ', France' after it" in messages("eqa", "Normandy, France")
+    assert "'Paris' does not occur in the passage, not even in part" in messages("eqa", "Paris")
     # the reference's false positives: the empty answer, a single letter, another case
     for output in ("", "e", "NORMANDY"):
         assert reference("eqa", output) and not strict("eqa", output).passed

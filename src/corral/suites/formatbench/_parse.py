@@ -3,7 +3,8 @@
 Rules: one well-bracketed tree; its leaves are the sentence's tokens in order; a preterminal (a node over one word)
 carries a word-level label; every other node a phrase or clause label; every label legal (function tags such
 as ``NP-SBJ`` and indices such as ``NP-1`` are allowed on phrase labels). An outer ``ROOT``/``TOP`` node, or an
-unlabelled one, may wrap the tree. The reference returns −1 for any node whose first child is a word, so it
+unlabelled one, may wrap the tree. The tokens are ``tokens`` (a list of strings, or a string holding one) or else
+``sentence`` split at whitespace. The reference returns −1 for any node whose first child is a word, so it
 rejects every tree, its own gold example included; ``reference`` mode reproduces that.
 """
 
@@ -16,7 +17,8 @@ from nltk import Tree
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register
+from ._core import InstanceError, reference_first_line, register
+from ._tagged import InputChecker, string_list
 
 CLAUSE = ("S", "SBAR", "SBARQ", "SINV", "SQ")
 PHRASE = ("ADJP", "ADVP", "CONJP", "FRAG", "INTJ", "LST", "NAC", "NP", "NX", "PP", "PRN", "PRT", "QP", "RRC", "UCP",
@@ -30,7 +32,10 @@ WRAPPERS = ("", "ROOT", "TOP")
 
 def _tokens(instance: Mapping[str, Any]) -> list[str]:
     if instance.get("tokens") is not None:
-        return [str(t) for t in instance["tokens"]]
+        return string_list(instance, "tokens", "parse")
+    if instance.get("sentence") is None:
+        raise InstanceError(f"parse instance {instance.get('id', '?')}: missing field 'sentence' (the checker needs "
+                            "one of sentence, tokens)")
     return str(instance["sentence"]).split()
 
 
@@ -42,6 +47,7 @@ def _phrase_label(label: str) -> str:
 
 
 def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    tokens = _tokens(instance)  # first: a malformed instance is its error whatever the output
     answer = output.strip()
     offset = output.find(answer) if answer else 0
     if not answer:
@@ -84,7 +90,7 @@ def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
             kind = "a part-of-speech tag" if label in WORD else "not a Penn Treebank label"
             found.append(Violation("label", f"{label!r} labels a phrase but is {kind}; use a phrase or clause label "
                                             "such as NP, VP, PP or S.", None, "a phrase or clause label", label))
-    leaves, tokens = tree.leaves(), _tokens(instance)
+    leaves = tree.leaves()
     if leaves != tokens:
         at = next((i for i, (a, b) in enumerate(zip(leaves, tokens, strict=False)) if a != b),
                   min(len(leaves), len(tokens)))
@@ -103,7 +109,8 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
     return not any(isinstance(node[0], str) for node in tree.subtrees() if len(node))
 
 
-register(FormatChecker(
+register(InputChecker(
     "parse", {"bracket": "one well-bracketed tree", "leaves": "the sentence's tokens as leaves, in order",
               "preterminal": "a part-of-speech tag over each word", "label": "phrase and clause labels above"},
-    ("sentence",), strict, reference, "Parse: a Penn Treebank constituency tree of the sentence"))
+    (), strict, reference, "Parse: a Penn Treebank constituency tree of the sentence",
+    input_fields=("sentence", "tokens")))

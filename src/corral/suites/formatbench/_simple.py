@@ -40,9 +40,8 @@ def mcq_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     if inside:
         return [Violation("label", f"Answer with the label alone ({inside[0]!r}), without other words.", span,
                           inside[0], answer)]
-    shown = ", ".join(labels[:12]) + (", ..." if len(labels) > 12 else "")
-    return [Violation("label", f"{answer[:60]!r} is not one of the {len(labels)} labels ({shown}).", span,
-                      None, answer)]
+    return [Violation("label", f"{answer[:60]!r} is not a label. Answer with exactly one of the {len(labels)} "
+                               f"labels: {', '.join(labels)}.", span, labels, answer)]
 
 
 def mcq_reference(instance: Mapping[str, Any], output: str) -> bool:
@@ -62,8 +61,7 @@ def eqa_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
             copied = context[lowered:lowered + len(answer)]
             return [Violation("span", f"The passage has {copied!r}; copy it exactly (the case differs).", span,
                               copied, answer)]
-        return [Violation("span", f"{answer[:60]!r} does not occur in the passage; the answer must be copied from "
-                                  "it word for word.", span, None, answer)]
+        return [_not_in_passage(context, answer, span)]
     for start in starts:
         end = start + len(answer)
         if not _inside_word(context, start) and not _inside_word(context, end):
@@ -72,6 +70,32 @@ def eqa_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     whole = _widen(context, start, start + len(answer))
     return [Violation("boundary", f"{answer!r} cuts a word of the passage; the span must be whole words "
                                   f"(e.g. {whole!r}).", span, whole, answer)]
+
+
+def _not_in_passage(context: str, answer: str, span: tuple[int, int]) -> Violation:
+    """Say how the answer departs from the passage: the longest part of it the passage has and what is added
+    around it, so the model knows whether to drop added words or to copy a span instead of paraphrasing."""
+    pieces = [m.span() for m in _PIECE.finditer(answer)]
+    best = (0, 0)
+    for i in range(len(pieces)):
+        for j in range(len(pieces) - 1, i - 1, -1):
+            start, end = pieces[i][0], pieces[j][1]
+            if end - start <= best[1] - best[0]:
+                break
+            if answer[start:end] in context:
+                best = (start, end)
+                break
+    if best[1] > best[0]:
+        found, before, after = answer[best[0]:best[1]], answer[:best[0]].strip(), answer[best[1]:].strip()
+        added = " and ".join(f"{part!r} {where}" for part, where in ((before, "before it"), (after, "after it"))
+                             if part)
+        return Violation("span", f"The passage has {found!r}, but not with {added}; answer with a span copied "
+                                 "word for word, nothing added or changed.", span, found, answer)
+    return Violation("span", f"{answer[:60]!r} does not occur in the passage, not even in part; the answer must be "
+                             "a span copied from the passage word for word, not a paraphrase.", span, None, answer)
+
+
+_PIECE = regex.compile(r"\w+|[^\w\s]")
 
 
 def _inside_word(text: str, at: int) -> bool:

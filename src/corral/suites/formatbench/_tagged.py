@@ -4,7 +4,8 @@ NER: ``<PER>John Smith</PER> lives in <LOC>Paris</LOC> .`` Tags come from the in
 default PER/ORG/LOC/MISC), every open tag is closed, tags neither overlap nor nest, no entity is empty, and the
 text with the tags removed is the source (``text``, or ``tokens`` joined by spaces) up to whitespace. The
 reference only counts open against close tags per label, so untagged text, ``</PER>x<PER>`` and empty tags
-pass.
+pass. List fields (``tokens``, ``tags``) are lists of strings or a string holding one (JSON, or a Python list
+literal as a table export writes it: read as data, never run).
 
 An output with no tag at all is a violation when the instance's gold answer has entities (the format asks for
 them to be marked); without gold, no tags is a valid answer.
@@ -16,13 +17,16 @@ with ``<eob>``. The reference also passes an answer without a final ``<eob>`` an
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register
+from ._core import FormatChecker, InstanceError, reference_first_line, register
 
 DEFAULT_TAGS = ("PER", "ORG", "LOC", "MISC")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
@@ -30,10 +34,55 @@ _SPACE = re.compile(r"\s+")
 MAX_LINE, MAX_LINES = 42, 2
 
 
+@dataclass(frozen=True)
+class InputChecker(FormatChecker):
+    """A checker whose input comes in any one of several fields (``text`` or ``tokens``): an instance with none
+    of ``input_fields`` is an ``InstanceError``, as a missing ``needs`` field is."""
+
+    input_fields: tuple[str, ...] = ()
+
+    def require(self, instance: Mapping[str, Any]) -> None:
+        super().require(instance)
+        if self.input_fields and all(instance.get(name) is None for name in self.input_fields):
+            ident = instance.get("id", "?")
+            raise InstanceError(f"{self.name} instance {ident}: missing field {self.input_fields[0]!r} (the checker "
+                                f"needs one of {', '.join(self.input_fields)})")
+
+
+def string_list(instance: Mapping[str, Any], name: str, task: str) -> list[str]:
+    """Field ``name`` as a list of strings: a list (numbers are written as text), or a string holding one as JSON
+    or as a Python list literal (``"['What', 'is']"``, read by ``ast.literal_eval``: data only, never code)."""
+    value = instance[name]
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = json.loads(text)
+        except ValueError:
+            try:
+                value = ast.literal_eval(text) if text.startswith("[") else None
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                value = None
+    if not isinstance(value, list | tuple) or not all(isinstance(item, str | int | float) and not
+                                                     isinstance(item, bool) for item in value):
+        raise InstanceError(f"{task} instance {instance.get('id', '?')}: field {name!r} must be a list of strings "
+                            f"(or a string holding one), not {str(instance[name])[:60]!r}")
+    return [str(item) for item in value]
+
+
 def _source(instance: Mapping[str, Any]) -> str:
-    if "tokens" in instance and instance["tokens"] is not None:
-        return " ".join(str(t) for t in instance["tokens"])
+    if instance.get("tokens") is not None:
+        return " ".join(string_list(instance, "tokens", "ner"))
+    if instance.get("text") is None:
+        raise InstanceError(f"ner instance {instance.get('id', '?')}: missing field 'text' (the checker needs one "
+                            "of text, tokens)")
     return str(instance["text"])
+
+
+def allowed_tags(instance: Mapping[str, Any]) -> tuple[str, ...]:
+    """The instance's entity tags (``tags``, a list or a string holding one), or the default set."""
+    if not instance.get("tags"):
+        return DEFAULT_TAGS
+    return tuple(string_list(instance, "tags", "ner")) or DEFAULT_TAGS
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -54,7 +103,7 @@ def _text_matches(source: str, plain: str, what: str) -> list[Violation]:
 
 
 def ner_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
-    allowed = tuple(instance.get("tags") or DEFAULT_TAGS)
+    allowed = allowed_tags(instance)
     found: list[Violation] = []
     open_tag: tuple[str, int, int] | None = None  # label, start of the tag, end of the tag
     plain, last = [], 0
@@ -156,12 +205,12 @@ def capseg_reference(instance: Mapping[str, Any], output: str) -> bool:
     return True
 
 
-register(FormatChecker(
+register(InputChecker(
     "ner", {"label": "tags from the allowed set", "closed": "every tag opened and closed",
             "nesting": "no overlapping or nested entities", "empty": "no empty entity",
-            "text": "the input text unchanged", "tagged": "entities marked when the text has some"}, ("text",),
+            "text": "the input text unchanged", "tagged": "entities marked when the text has some"}, (),
     ner_strict, ner_reference,
-    "NER: the input with entities marked by tags"))
+    "NER: the input with entities marked by tags", input_fields=("text", "tokens")))
 register(FormatChecker(
     "capseg", {"markers": "only <eol> and <eob> added", "text": "the input text unchanged",
                "lines": "at most 2 lines per block", "length": "at most 42 characters per line",
