@@ -37,8 +37,8 @@ ReferenceCheck = Callable[[Mapping[str, Any], str], bool]
 
 @dataclass(frozen=True)
 class FormatChecker:
-    """A task's checker: its rules (id → what it asks, for docs and the score), the instance fields it reads,
-    the strict check and the reference's verdict."""
+    """A task's checker: its rules (id → what it asks, for docs and the score), the instance fields it reads
+    (``needs``: all of them; ``input_fields``: at least one), the strict check and the reference's verdict."""
 
     name: str
     rules: Mapping[str, str]
@@ -46,6 +46,7 @@ class FormatChecker:
     strict: StrictCheck
     reference: ReferenceCheck
     description: str = ""
+    input_fields: tuple[str, ...] = ()  # the input may come in any one of these (``text`` or ``tokens``)
     _order: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def check(self, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> Verdict:
@@ -78,6 +79,9 @@ class FormatChecker:
                 ident = instance.get("id", "?") if isinstance(instance, Mapping) else "?"
                 raise InstanceError(f"{self.name} instance {ident}: missing field {name!r} (the checker needs "
                                     f"{', '.join(self.needs)})")
+        if self.input_fields and all(instance.get(name) is None for name in self.input_fields):
+            raise InstanceError(f"{self.name} instance {instance.get('id', '?')}: missing field "
+                                f"{self.input_fields[0]!r} (the checker needs one of {', '.join(self.input_fields)})")
 
 
 def register(checker: FormatChecker) -> FormatChecker:

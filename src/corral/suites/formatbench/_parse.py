@@ -17,8 +17,8 @@ from nltk import Tree
 
 from corral.verdicts import Violation
 
-from ._core import InstanceError, reference_first_line, register
-from ._tagged import InputChecker, string_list
+from ._core import FormatChecker, InstanceError, reference_first_line, register
+from ._tagged import string_list
 
 CLAUSE = ("S", "SBAR", "SBARQ", "SINV", "SQ")
 PHRASE = ("ADJP", "ADVP", "CONJP", "FRAG", "INTJ", "LST", "NAC", "NP", "NX", "PP", "PRN", "PRT", "QP", "RRC", "UCP",
@@ -109,7 +109,7 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
     return not any(isinstance(node[0], str) for node in tree.subtrees() if len(node))
 
 
-register(InputChecker(
+register(FormatChecker(
     "parse", {"bracket": "one well-bracketed tree", "leaves": "the sentence's tokens as leaves, in order",
               "preterminal": "a part-of-speech tag over each word", "label": "phrase and clause labels above"},
     (), strict, reference, "Parse: a Penn Treebank constituency tree of the sentence",

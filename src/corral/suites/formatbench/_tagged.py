@@ -21,7 +21,6 @@ import ast
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from corral.verdicts import Violation
@@ -32,21 +31,6 @@ DEFAULT_TAGS = ("PER", "ORG", "LOC", "MISC")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
 _SPACE = re.compile(r"\s+")
 MAX_LINE, MAX_LINES = 42, 2
-
-
-@dataclass(frozen=True)
-class InputChecker(FormatChecker):
-    """A checker whose input comes in any one of several fields (``text`` or ``tokens``): an instance with none
-    of ``input_fields`` is an ``InstanceError``, as a missing ``needs`` field is."""
-
-    input_fields: tuple[str, ...] = ()
-
-    def require(self, instance: Mapping[str, Any]) -> None:
-        super().require(instance)
-        if self.input_fields and all(instance.get(name) is None for name in self.input_fields):
-            ident = instance.get("id", "?")
-            raise InstanceError(f"{self.name} instance {ident}: missing field {self.input_fields[0]!r} (the checker "
-                                f"needs one of {', '.join(self.input_fields)})")
 
 
 def string_list(instance: Mapping[str, Any], name: str, task: str) -> list[str]:
@@ -205,7 +189,7 @@ def capseg_reference(instance: Mapping[str, Any], output: str) -> bool:
     return True
 
 
-register(InputChecker(
+register(FormatChecker(
     "ner", {"label": "tags from the allowed set", "closed": "every tag opened and closed",
             "nesting": "no overlapping or nested entities", "empty": "no empty entity",
             "text": "the input text unchanged", "tagged": "entities marked when the text has some"}, (),
