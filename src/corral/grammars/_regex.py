@@ -55,8 +55,8 @@ NOTHING = "(/a/ & /b/)"
 
 
 def lit(text: str) -> str:
-    """A string terminal."""
-    return json.dumps(text, ensure_ascii=False)
+    """A string terminal (DEL escaped: llguidance refuses it raw, as JSON leaves it)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def rx(pattern: str) -> str:

@@ -20,8 +20,8 @@ from corral.verdicts import Violation
 from ._core import FormatChecker, reference_first_line, register
 
 STAMP = re.compile(r"[0-9?]{8}T[0-9?]{6}")
-REPEAT = re.compile(r"R-?\d+")
-DURATION = re.compile(r"P(\d+)Y(\d+)M(\d+)DT(\d+)H(\d+)M(\d+)S")
+REPEAT = re.compile(r"R(-1|[0-9]+)")  # ASCII digits only (\d takes any script's); -1 is "for ever", no other sign
+DURATION = re.compile(r"P([0-9]+)Y([0-9]+)M([0-9]+)DT([0-9]+)H([0-9]+)M([0-9]+)S")
 _FIELDS = (("month", 4, 6, 1, 12), ("day", 6, 8, 1, 31), ("hour", 9, 11, 0, 23), ("minute", 11, 13, 0, 59),
            ("second", 13, 15, 0, 59))
 

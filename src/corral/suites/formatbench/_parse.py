@@ -106,7 +106,11 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
         tree = Tree.fromstring(reference_first_line(output))
     except ValueError:
         return False
-    return not any(isinstance(node[0], str) for node in tree.subtrees() if len(node))
+    if any(isinstance(node[0], str) for node in tree.subtrees() if len(node)):
+        return False  # the published bug: every node over a word, so every real tree, fails here
+    # only a tree with no words gets past the bug; the published checker then compares the leaves with the
+    # sentence, so `(S)` fails a sentence that has words
+    return tree.leaves() == _tokens(instance)
 
 
 register(FormatChecker(
