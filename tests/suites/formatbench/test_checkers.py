@@ -121,11 +121,12 @@ def test_ner():
     assert strict("ner", "<PER>John Smith</PER>  lives in\n<LOC>Paris</LOC> .").passed  # whitespace is free
     cases = {
         "John Smith lives in Paris .": "The answer marks no entity",
-        "</PER>John Smith<PER> lives in Paris .": "</PER> closes no open tag.",
-        "<PER></PER>John Smith lives in Paris .": "<PER></PER> marks no text.",
+        "</PER>John Smith<PER> lives in Paris .": "</PER> closes no open tag; remove it, or open <PER>",
+        "<PER></PER>John Smith lives in Paris .": "<PER></PER> marks no text; put the entity",
         "<PER>John <LOC>Smith</PER> lives</LOC> in Paris .": "<LOC> opens inside <PER>",
         "<PERSON>John Smith</PERSON> lives in Paris .": "<PERSON> is not an entity tag; use PER, ORG, LOC, MISC.",
-        "<PER>John Smith lives in Paris .": "<PER> is never closed.",
+        "<PER>John Smith lives in Paris .": "<PER> is never closed; write </PER> after",
+        "<PER>John Smith lives in <LOC>Paris</LOC> .": "<PER> is never closed",  # the outer tag, too
         "<PER>John Smyth</PER> lives in <LOC>Paris</LOC> .": "the text must be the input unchanged",
     }
     for output, message in cases.items():

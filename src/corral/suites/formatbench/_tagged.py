@@ -89,7 +89,7 @@ def _text_matches(source: str, plain: str, what: str) -> list[Violation]:
 def ner_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     allowed = allowed_tags(instance)
     found: list[Violation] = []
-    open_tag: tuple[str, int, int] | None = None  # label, start of the tag, end of the tag
+    stack: list[tuple[str, int, int]] = []  # the open tags: label, start of the tag, end of the tag
     plain, last = [], 0
     for match in _TAG.finditer(output):
         closing, label = match.group(1) == "/", match.group(2)
@@ -101,24 +101,34 @@ def ner_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
                                    span, list(allowed), label))
             continue
         if not closing:
-            if open_tag is not None:
-                found.append(Violation("nesting", f"<{label}> opens inside <{open_tag[0]}>; entities must not "
-                                                  "overlap or nest.", span))
-            open_tag = (label, *span)
+            if stack:
+                found.append(Violation("nesting", f"<{label}> opens inside <{stack[-1][0]}>; close "
+                                                  f"</{stack[-1][0]}> first: entities must not overlap or nest.",
+                                       span, f"</{stack[-1][0]}>", f"<{label}>"))
+            stack.append((label, *span))
             continue
-        if open_tag is None:
-            found.append(Violation("closed", f"</{label}> closes no open tag.", span))
-        elif open_tag[0] != label:
-            found.append(Violation("nesting", f"</{label}> closes <{open_tag[0]}>; entities must not overlap.",
-                                   span, f"</{open_tag[0]}>", f"</{label}>"))
-            open_tag = None
+        if not stack:
+            found.append(Violation("closed", f"</{label}> closes no open tag; remove it, or open <{label}> before "
+                                             "the entity's first word.", span, None, f"</{label}>"))
+        elif stack[-1][0] == label:
+            opened = stack.pop()
+            if not output[opened[2]:match.start()].strip():
+                found.append(Violation("empty", f"<{label}></{label}> marks no text; put the entity's words "
+                                                "between them or remove both.", (opened[1], match.end())))
+        elif any(tag[0] == label for tag in stack):
+            inner = [tag[0] for tag in reversed(stack) if tag[0] != label]
+            found.append(Violation("nesting", f"</{label}> closes <{label}> while <{inner[0]}> inside it is still "
+                                              f"open; close </{inner[0]}> first: entities must not overlap.",
+                                   span, f"</{inner[0]}>", f"</{label}>"))
+            while stack.pop()[0] != label:
+                pass
         else:
-            if not output[open_tag[2]:match.start()].strip():
-                found.append(Violation("empty", f"<{label}></{label}> marks no text.", (open_tag[1], match.end())))
-            open_tag = None
-    if open_tag is not None:
-        found.append(Violation("closed", f"<{open_tag[0]}> is never closed.", (open_tag[1], open_tag[2]),
-                               f"</{open_tag[0]}>"))
+            found.append(Violation("nesting", f"</{label}> does not match the open <{stack[-1][0]}>; close it with "
+                                              f"</{stack[-1][0]}>.", span, f"</{stack[-1][0]}>", f"</{label}>"))
+            stack.pop()
+    for label, start, end in stack:
+        found.append(Violation("closed", f"<{label}> is never closed; write </{label}> after the entity's last "
+                                         "word.", (start, end), f"</{label}>"))
     plain.append(output[last:])
     gold = instance.get("gold")
     if not _TAG.search(output) and isinstance(gold, str) and _TAG.search(gold):
