@@ -95,7 +95,7 @@ def test_extract_and_limit_per_group_are_recorded(tmp_path, scripted):
     (["--limit", "=3"], "--limit '=3': write N or GROUP=N"),
     (["--limit", "many"], "--limit 'many': write N or GROUP=N"),
     (["--limit", "3", "--limit", "4"], "give at most one --limit N and one --limit GROUP=N"),
-    (["--limit", "colour=3"], "task 'formatbench' has no 'colour' groups; it has: task"),
+    (["--limit", "colour=3"], "task 'formatbench' has no 'colour' groups; it has: enforcement, task"),
 ])
 def test_bad_task_options_and_limits_are_one_line(args, message):
     line = _one_line_error(runner.invoke(app, ["eval", "formatbench", "--model", "scripted:s", *args]))
