@@ -18,6 +18,7 @@ from corral.suites.formatbench._grammars_structured import (
     MAX_STEPS,
     OPEN_PROPERTIES,
     XDL_LEFT,
+    declared_names,
 )
 
 from .soundness import assert_sound
@@ -99,14 +100,35 @@ def _full_step(action: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def xdl_grammar(xdl_rows):
-    return format_grammar("xdl", xdl_rows[0])
+def xdl_grammar():
+    """The grammar with free names: a procedure whose reagents cannot be read (the tests below use any names)."""
+    return format_grammar("xdl", {"procedure": "Stir it."})
 
 
-def test_xdl_enforcement(xdl_grammar):
+def test_xdl_enforcement(xdl_grammar, xdl_rows):
     assert xdl_grammar.left_to_checker == XDL_LEFT == ("hardware", "reagents", "vessel", "reagent")
-    assert enforcement_of("xdl") == "partial: hardware, reagents, vessel, reagent"
+    assert enforcement_of("xdl") == "partial: hardware, reagents, vessel, reagent"  # the task's worst case
     assert set(XDL_LEFT) <= set(xdl.RULES)
+    assert format_grammar("xdl", xdl_rows[0]).exact  # its procedure names its reagents
+
+
+def test_xdl_declares_the_procedures_vessels_and_reagents():
+    procedure = "Add 30 g of red cabbage soup into a beaker. Add 10 g of acetic acid into the beaker, then stir."
+    assert declared_names(procedure) == (("beaker",), ("red cabbage soup", "acetic acid"))
+    vessels, reagents = declared_names("To the amide (1g, 4.06 mmol) in THF (10 mL) in a flask was added LHMDS "
+                                       "(4.47 mL).")  # a name before its amounts in brackets
+    assert vessels == ("flask",) and reagents == ("amide", "THF", "LHMDS")
+    built = format_grammar("xdl", {"procedure": procedure})
+    assert built.exact
+    document = ('<XDL><Synthesis><Hardware><Component id="beaker"/></Hardware><Reagents>'
+                '<Reagent name="red cabbage soup"/><Reagent name="acetic acid"/></Reagents><Procedure>'
+                '<Add vessel="beaker" reagent="acetic acid" amount="10 g"/><Stir vessel="beaker" time="10 s"/>'
+                '</Procedure></Synthesis></XDL>')
+    assert accepts(built.grammar, document) and check_format("xdl", {}, document).passed
+    for wrong in (document.replace('reagent="acetic acid"', 'reagent="vinegar"'),  # undeclared
+                  document.replace('<Reagent name="acetic acid"/>', ""),  # every name is declared
+                  document.replace('vessel="beaker" time', 'vessel="flask" time')):  # undeclared vessel
+        assert not accepts(built.grammar, wrong), wrong
 
 
 def test_xdl_sound(xdl_rows):
@@ -236,5 +258,6 @@ def test_xdl_full_document_fits_the_budget(xdl_grammar):
     assert len(text) < 768 * 3
 
 
-def test_xdl_grammar_is_shared(xdl_rows):
-    assert format_grammar("xdl", xdl_rows[0]) is format_grammar("xdl", xdl_rows[1])
+def test_xdl_grammars_are_shared_by_instances_with_the_same_names():
+    first = format_grammar("xdl", {"procedure": "Add 5 g of salt to a beaker."})
+    assert first is format_grammar("xdl", {"procedure": "Put 5 g of salt in the beaker, then add 5 g of salt to it."})

@@ -12,15 +12,19 @@
   their usual XDL properties here (``OPEN_PROPERTIES``). Properties stand in one order, values are quoted, free
   text in a value is one line without ``"``, ``<``, ``>``, ``&`` or control characters (so the document is
   always well-formed XML), elements are self-closing (but Repeat), and whitespace between elements is spaces
-  and tabs with at most two newlines. Ids and names are free text, so four rules are left to the checker: that every
-  vessel or reagent a step names is declared (``vessel``, ``reagent``), and that no id or name is declared twice
-  (``hardware``, ``reagents``; the grammar enforces the rest of both). Which strings were declared cannot be
-  carried through a context-free grammar (it would copy unbounded strings), and a fixed vocabulary of ids small
-  enough for llguidance's 64-bit rule parameter would put words into the model's mouth.
+  and tabs with at most two newlines.
+  Which free-text names were declared cannot be carried through a context-free grammar, so declarations and
+  references are made finite per instance: the vessels are the hardware nouns the procedure names (``beaker``,
+  ``cup``; ``beaker`` if none), the reagents the names after its quantities (``30 g of red cabbage soup``). The
+  Hardware and Reagents sections declare exactly those, once each, in order, and every vessel or reagent a step
+  names is one of them, so the grammar is exact. A procedure whose reagents cannot be read that way gets free
+  names, and four rules are left to the checker there: every vessel or reagent a step names is declared
+  (``vessel``, ``reagent``), and no id or name is declared twice (``hardware``, ``reagents``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -117,6 +121,8 @@ def _value(action: str, name: str, kind: str) -> str:
     choices = _xdl.ACTIONS[action]["choices"].get(name)
     if choices:
         return "(" + " | ".join(lit(f'"{choice}"') for choice in choices) + ")"
+    if name in _xdl.REFERENCES:
+        return _xdl.REFERENCES[name].upper()  # VESSEL or REAGENT: declared names, or free text (see xdl_source)
     return _KINDS[kind]
 
 
@@ -164,15 +170,69 @@ def _check_tables() -> None:
 _check_tables()
 
 
-def xdl_source() -> str:
-    """The Lark source of the XDL grammar (the same for every instance)."""
+_HARDWARE = ("beaker", "flask", "cup", "bottle", "vial", "tube", "funnel", "jar", "bowl", "glass", "container",
+             "pot", "pan", "dish", "reactor", "vessel", "cylinder", "pipette", "burette", "crucible", "tray", "mug")
+_QUANTITY = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:g|mg|kg|ml|mL|l|L|mol|mmol|drops?|tsp|tbsp|teaspoons?|tablespoons?|cups?|oz|grams?)\b"
+    r"(?:\s+more)?(?:\s+of)?\s+([A-Za-z][A-Za-z -]*?)"
+    r"(?=\s+(?:into|to|in|and|then|with|mixed|containing|on|from|for|until|while)\b|\s*[,.;:()]|\s*$)")
+
+
+_ADD = re.compile(r"\b[Aa]dd\s+([a-z][a-z -]*?)\s+(?:until|to|into|in)\b")
+_AMOUNT_AFTER = re.compile(r"\(\s*\d+(?:\.\d+)?\s*(?:g|mg|kg|ml|mL|l|L|mmol|mol|µL|uL)\b")
+_STOP = frozenset({"of", "the", "a", "an", "to", "in", "and", "was", "were", "is", "are", "added", "with", "solution",
+                   "suspension", "mixture", "then", "followed", "by", "at", "into", "from"})
+_NAME_CHARS = re.compile(r'[^"<>&\x00-\x1f\x7f]+')  # what a quoted XDL value may hold (see VALUE)
+
+
+def declared_names(procedure: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The vessels (hardware nouns the procedure names, ``beaker`` if none) and the reagents (names after its
+    quantities) an instance's XDL declares, in order of appearance, at most ``MAX_COMPONENTS`` and
+    ``MAX_REAGENTS``."""
+    words = re.findall(r"[a-z]+", procedure.lower())
+    vessels = tuple(dict.fromkeys(word for word in words if word in _HARDWARE))[:MAX_COMPONENTS] or ("beaker",)
+    found = [match.group(1) for match in _QUANTITY.finditer(procedure)]
+    found += [match.group(1) for match in _ADD.finditer(procedure)]
+    for match in _AMOUNT_AFTER.finditer(procedure):  # "the amide (1g, 4.06 mmol)": the words before the bracket
+        before = procedure[:match.start()].split()
+        words: list[str] = []
+        while before and len(words) < 4 and before[-1].lower().strip(",;") not in _STOP and not \
+                before[-1].endswith((",", ";", ".")):
+            words.insert(0, before.pop())
+        found.append(" ".join(words))
+    reagents = []
+    for name in found:
+        name = " ".join(name.split()).strip(" -,;")
+        if name and len(name) <= 48 and name.lower() not in _HARDWARE and _NAME_CHARS.fullmatch(name):
+            reagents.append(name)
+    return vessels, tuple(dict.fromkeys(reagents))[:MAX_REAGENTS]
+
+
+def _quoted(name: str) -> str:
+    return '"' + name + '"'
+
+
+def xdl_source(vessels: tuple[str, ...] = (), reagents: tuple[str, ...] = ()) -> str:
+    """The Lark source of the XDL grammar: with ``vessels`` and ``reagents``, one that declares exactly those and
+    names only those; without, free ids and names."""
     actions = [action for action in _xdl.ACTIONS if action not in _xdl.CONTAINERS]
+    if vessels and reagents:
+        component_type, solid = _attribute("type", "VALUE"), _attribute("solid", "BOOLEAN")
+        hardware = " ".join(f"SP? {lit('<Component id=' + _quoted(v))} ({component_type})? END" for v in vessels)
+        declared = " ".join(f"SP? {lit('<Reagent name=' + _quoted(r))} ({solid})? END" for r in reagents)
+        sections = [f'hardware: "<Hardware>" {hardware} SP? "</Hardware>"',
+                    f'reagents: "<Reagents>" {declared} SP? "</Reagents>"',
+                    "VESSEL: " + " | ".join(lit(_quoted(v)) for v in vessels),
+                    "REAGENT: " + " | ".join(lit(_quoted(r)) for r in reagents)]
+    else:
+        sections = [f'hardware: "<Hardware>" (SP? component){{1,{MAX_COMPONENTS}}} SP? "</Hardware>"',
+                    f"component: {lit('<Component id=')} VALUE ({_attribute('type', 'VALUE')})? END",
+                    f'reagents: "<Reagents>" (SP? reagent){{0,{MAX_REAGENTS}}} SP? "</Reagents>"',
+                    f"reagent: {lit('<Reagent name=')} VALUE ({_attribute('solid', 'BOOLEAN')})? END",
+                    "VESSEL: VALUE", "REAGENT: VALUE"]
     lines = [
         'start: "<XDL>" SP? "<Synthesis>" SP? hardware SP? reagents SP? procedure SP? "</Synthesis>" SP? "</XDL>"',
-        f'hardware: "<Hardware>" (SP? component){{1,{MAX_COMPONENTS}}} SP? "</Hardware>"',
-        f"component: {lit('<Component id=')} VALUE ({_attribute('type', 'VALUE')})? END",
-        f'reagents: "<Reagents>" (SP? reagent){{0,{MAX_REAGENTS}}} SP? "</Reagents>"',
-        f"reagent: {lit('<Reagent name=')} VALUE ({_attribute('solid', 'BOOLEAN')})? END",
+        *sections,
         f'procedure: "<Procedure>" (SP? step){{1,{MAX_STEPS}}} SP? "</Procedure>"',
         "step: action | repeat",
         f'repeat: {lit("<Repeat repeats=")} COUNT ">" (SP? action){{1,{MAX_REPEATED}}} SP? "</Repeat>"',
@@ -183,13 +243,18 @@ def xdl_source() -> str:
     return "\n".join(lines)
 
 
-@lru_cache(maxsize=1)
-def _xdl_grammar() -> FormatGrammar:
+@lru_cache(maxsize=256)
+def _xdl_grammar(vessels: tuple[str, ...], reagents: tuple[str, ...]) -> FormatGrammar:
+    if vessels and reagents:
+        description = f"an XDL document declaring vessels {', '.join(vessels)} and reagents {', '.join(reagents)}"
+        return FormatGrammar(Grammar.lark(xdl_source(vessels, reagents), description))
     description = "an XDL document: declared hardware and reagents, a procedure of XDL actions"
     return FormatGrammar(Grammar.lark(xdl_source(), description), XDL_LEFT)
 
 
 @grammar_builder("xdl", XDL_LEFT)
 def xdl_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
-    """The XDL grammar; it does not depend on the instance (the procedure names no vessels or reagents to use)."""
-    return _xdl_grammar()
+    """The instance's XDL grammar: exact when its procedure names its reagents (``declared_names``), else with
+    free names and the four reference rules left to the checker (``XDL_LEFT`` is the task's worst case)."""
+    vessels, reagents = declared_names(str(instance.get("procedure") or ""))
+    return _xdl_grammar(vessels, reagents) if reagents else _xdl_grammar((), ())
