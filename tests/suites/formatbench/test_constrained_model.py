@@ -1,6 +1,6 @@
 """The constrained path on a FormatBench instance of every task, with the bundled model.
 
-Each instance decodes under its own grammar (no fallback). The budget is cut to 40 tokens, well below what an XDL
+Each instance decodes under its own grammar (no fallback). The budget is cut to 24 tokens, well below what an XDL
 document or a long parse needs, so the runner's closing of cut-off outputs is exercised too: an exact grammar's
 output passes the strict checker whether the model finished it or the grammar's completion did, and a partial
 grammar's output breaks only the rules it leaves to the checker.
@@ -21,9 +21,9 @@ pytestmark = pytest.mark.model
 
 
 def test_every_task_decodes_under_its_own_grammar_and_passes_what_it_enforces(tmp_path: Path) -> None:
-    task = get_task("formatbench", shots=1)
+    task = get_task("formatbench", shots=0)
     run, summary = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained", per_group=("task", 1),
-                            sampling=SamplingConfig(max_tokens=40))
+                            sampling=SamplingConfig(max_tokens=24))
     records = read_records(run)
     assert sorted(record.groups["task"] for record in records) == sorted(TASKS)
     for record in records:
