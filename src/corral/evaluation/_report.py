@@ -69,8 +69,10 @@ def _labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[s
 
 
 def _group_key(summaries: Sequence[dict[str, Any]]) -> str | None:
+    """The breakdown the charts and quality tables use: COLLIE's ``structure``, FormatBench's ``task``, else the
+    first group by name."""
     keys = sorted({key for s in summaries for key in s["by_group"]})
-    return "structure" if "structure" in keys else (keys[0] if keys else None)
+    return next((key for key in ("structure", "task") if key in keys), keys[0] if keys else None)
 
 
 # --- Markdown -----------------------------------------------------------------------------------------------------
