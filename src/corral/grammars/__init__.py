@@ -12,12 +12,15 @@ docs/grammars.md says what the compiled grammars allow.
 
 from ._compile import Limits, NotExpressible, compile_constraint
 from ._complete import shortest_completion
+from ._copy import MAX_TOKENS as MAX_COPY_TOKENS
 from ._copy import copy_sequence, copy_tree
 from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat
+from ._regex import lit
 from ._sample import accepts, sample, witness
 from .schema import Enforcement, compile_schema, enforcement
 
 __all__ = [
+    "MAX_COPY_TOKENS",
     "MAX_GRAMMAR_CHARS",
     "Enforcement",
     "Grammar",
@@ -31,6 +34,7 @@ __all__ = [
     "copy_sequence",
     "copy_tree",
     "enforcement",
+    "lit",
     "sample",
     "shortest_completion",
     "witness",

@@ -1,7 +1,18 @@
 """FormatBench (ReFF): format checkers that return violations with rule, message, span, expected and seen; the
 shipped instances of its ten tasks; prompts; quality metrics; and the ``formatbench`` task."""
 
-from . import _agent, _ftime, _mtt, _parse, _simple, _tagged, _xdl  # noqa: F401  (each registers its checker)
+from . import (  # noqa: F401  (each registers its checker)  # noqa: F401  (each registers builders)
+           _agent,
+           _ftime,
+           _grammars_copy,
+           _grammars_simple,
+           _grammars_structured,
+           _mtt,
+           _parse,
+           _simple,
+           _tagged,
+           _xdl,
+)
 from ._agent import normalise
 from ._core import MODES, FormatChecker, InstanceError, check_format, get_checker
 from ._instances import load_instances, read_instances_file, shipped_tasks, write_instances

@@ -55,7 +55,6 @@ def grammar_builder(task: str, left_to_checker: tuple[str, ...] = ()) -> Callabl
 
 def format_grammar(task: str, instance: Mapping[str, Any]) -> FormatGrammar:
     """The grammar of one instance of ``task``; ``NotExpressible`` (with the reason) when it has none."""
-    _load_builders()
     builder = BUILDERS.get(task)
     if builder is None:
         raise NotExpressible(f"no grammar for the {task} format; decoded freely")
@@ -64,13 +63,7 @@ def format_grammar(task: str, instance: Mapping[str, Any]) -> FormatGrammar:
 
 def enforcement_of(task: str) -> str:
     """What a task's grammars enforce, as the ``enforcement`` group value (``none`` without a grammar)."""
-    _load_builders()
     if task not in BUILDERS:
         return "none"
     left = LEFT_TO_CHECKER[task]
     return "exact" if not left else "partial: " + ", ".join(left)
-
-
-def _load_builders() -> None:
-    """Import the modules that register builders (once; they import this module)."""
-    from . import _grammars_copy, _grammars_simple, _grammars_structured  # noqa: F401

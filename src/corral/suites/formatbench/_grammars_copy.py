@@ -32,9 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from corral.grammars import Grammar, GrammarError, NotExpressible, copy_sequence, copy_tree
-from corral.grammars._copy import MAX_TOKENS
-from corral.grammars._regex import lit
+from corral.grammars import MAX_COPY_TOKENS, Grammar, GrammarError, NotExpressible, copy_sequence, copy_tree, lit
 
 from ._grammars import FormatGrammar, grammar_builder
 from ._parse import CLAUSE, PHRASE, WORD, _tokens
@@ -49,9 +47,9 @@ _TREE_BREAKING = re.compile(r"[\s()]")  # a leaf holding one of these cannot be 
 def _words(words: Sequence[str], task: str) -> list[str]:
     if not words:
         raise NotExpressible(f"no {task} grammar: the input has no tokens")
-    if len(words) > MAX_TOKENS:
+    if len(words) > MAX_COPY_TOKENS:
         raise NotExpressible(f"no {task} grammar: the input has {len(words):,} tokens; a copy grammar takes at most "
-                             f"{MAX_TOKENS:,}")
+                             f"{MAX_COPY_TOKENS:,}")
     return list(words)
 
 

@@ -29,8 +29,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from corral.grammars import Grammar, NotExpressible
-from corral.grammars._regex import lit
+from corral.grammars import Grammar, NotExpressible, lit
 
 from ._grammars import FormatGrammar, grammar_builder
 from ._mtt import _find, terms_of

@@ -29,8 +29,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from corral.grammars import Grammar, NotExpressible
-from corral.grammars._regex import lit
+from corral.grammars import Grammar, NotExpressible, lit
 
 from . import _agent, _xdl
 from ._grammars import FormatGrammar, grammar_builder
