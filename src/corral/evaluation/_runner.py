@@ -302,6 +302,11 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
     return records
 
 
+CLOSE_SECONDS = 10.0
+"""The closing search's budget per cut-off output: a copy grammar's masks cost milliseconds a byte, and closing a
+CapSeg output cut mid-sentence copies the rest of the sentence (about 4 s on 2 busy cores)."""
+
+
 def _close_at_budget(request: Request, completion: Completion) -> str:
     """The grammar's shortest completion of a constrained output cut off at its token budget ("" if none is
     needed or none was found within the search's budgets): a model looping inside a recursive rule would
@@ -310,7 +315,7 @@ def _close_at_budget(request: Request, completion: Completion) -> str:
         return ""
     from corral.grammars import shortest_completion
 
-    return shortest_completion(request.grammar, completion.text) or ""
+    return shortest_completion(request.grammar, completion.text, seconds=CLOSE_SECONDS) or ""
 
 
 def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, fallback: str | None,
