@@ -218,6 +218,9 @@ joined = st.one_of(  # two object schemas on one value: each may require what on
 # a fraction past 15 significant digits once parsed to an integral float, breaking `not: {type: integer}`
 @example(schema={"type": "object", "properties": {"r": {"anyOf": [{}], "not": {"type": "integer"}}}},
          output="yaml", seed=0)
+# a unique array at its item limit filled with values that miss contains: a prefix with no completion
+@example(schema={"type": "array", "items": {"enum": [None, False, 0]}, "maxItems": 2,
+                 "contains": {"type": "boolean"}, "uniqueItems": True}, output="yaml", seed=0)
 def test_every_sampled_text_is_valid_when_all_keywords_are_exact(schema, output, seed):
     if _grammar_or_none(schema, output) is None:
         return

@@ -209,9 +209,14 @@ class Emitter:
         end = all_of(f"bit_count_ge({everything}, {low})" if low else "",
                    f"bit_count_ge({hits}, {arr.hit_min})" if h and arr.hit_min else "")
         options = [when('""', end)]
+        # a value that does not match contains may be added only while the hits still missing fit in what is
+        # left under the item limit: with j hits so far, fewer than high - (hit_min - j) items are written
+        room = all_of(*(f"or(bit_count_ge({hits}, {j + 1}), bit_count_lt({everything}, {high - arr.hit_min + j}))"
+                        for j in range(arr.hit_min))) if h and arr.hit_min and high - arr.hit_min < n else ""
         for k, value in enumerate(values):
             cond = all_of(f"bit_clear({k})", f"bit_count_lt({everything}, {high})" if high < n else "",
-                        f"bit_count_lt({hits}, {arr.hit_max})" if k < h and arr.hit_max is not None else "")
+                        f"bit_count_lt({hits}, {arr.hit_max})" if k < h and arr.hit_max is not None else "",
+                        room if k >= h else "")
             lead, sep = item(value, True), item(value, False)
             if sep is None:
                 continue  # an empty bucket
