@@ -15,6 +15,7 @@ from corral.errors import CorralError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "hf": ("torch", "transformers", "gguf", "accelerate", "datasets"),
     "ray": ("ray",),
+    "train": ("trl", "peft", "datasets"),
     "server": ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"),
 }
 """Each extra and the modules it installs (``pip install 'corral[hf]'``); ``all`` is every one of them."""

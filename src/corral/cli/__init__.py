@@ -25,6 +25,7 @@ from ._eval import register as register_eval
 from ._report import register as register_report
 from ._schema import app as schema_app
 from ._tasks import register as register_tasks
+from ._train import app as train_app
 
 app = typer.Typer(
     name="corral",
@@ -36,6 +37,7 @@ app = typer.Typer(
 app.add_typer(clamp_app, name="clamp")
 app.add_typer(collie_app, name="collie")
 app.add_typer(schema_app, name="schema")
+app.add_typer(train_app, name="train")
 register_eval(app)
 register_tasks(app)
 register_report(app)

@@ -374,6 +374,10 @@ def _model_id(config: RunConfig) -> str:
         from corral.models import load_backends
 
         return f"{config.model}@llama.cpp-{load_backends().chosen}"
+    if config.backend == "transformers" and Path(config.model).expanduser().is_dir():
+        from corral.models import fingerprint
+
+        return f"{config.model}@{fingerprint(Path(config.model).expanduser())}"  # retrained: another model
     return config.model
 
 

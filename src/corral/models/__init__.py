@@ -1,7 +1,8 @@
 """One model protocol ("complete these chat requests") and its backends: llamacpp, transformers, openai, and a
 scripted model for testing Corral's own logic."""
 
-from ._bundled import bundled_gguf
+from ._bundled import bundled_gguf, resolve_gguf
+from ._checkpoint import adapter_dir, fingerprint, load_checkpoint, plain_checkpoint
 from ._embed import embed_texts
 from ._llamacpp_cpu import (
     REINSTALL,
@@ -36,15 +37,20 @@ __all__ = [
     "Sampling",
     "ScriptedModel",
     "Variant",
+    "adapter_dir",
     "backend_environment",
     "bundled_gguf",
     "cpu_flags",
     "cpu_model",
     "default_threads",
     "embed_texts",
+    "fingerprint",
     "inspect_build",
     "load_backends",
+    "load_checkpoint",
     "load_model",
     "parse_spec",
+    "plain_checkpoint",
+    "resolve_gguf",
     "scripted_tokens",
 ]

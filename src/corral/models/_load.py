@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from corral.registry import backends, lookup
 
+from ._checkpoint import adapter_dir
 from ._protocol import Model, ModelError
 
 DEFAULT_BACKEND = "llamacpp"
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
-    """``"smollm2"`` -> (llamacpp, smollm2); ``"openai:gpt-4o"`` -> (openai, gpt-4o)."""
+    """``"smollm2"`` -> (llamacpp, smollm2); ``"openai:gpt-4o"`` -> (openai, gpt-4o); a directory (a transformers
+    checkpoint, a LoRA adapter or a training run) -> (transformers, the directory)."""
     _register_builtin()
+    path = Path(spec).expanduser()
+    if path.is_dir() and ((path / "config.json").is_file() or adapter_dir(path) is not None):
+        return "transformers", spec
     backend, sep, name = spec.partition(":")
     if sep and backend in backends.get_all():
         if not name:

@@ -17,11 +17,9 @@ Within one batch composition results are bit-for-bit repeatable.
 from __future__ import annotations
 
 import functools
-import os
 import secrets
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +28,8 @@ from corral.decoding import MatcherFactory, RepeatGuard
 from corral.registry import backends
 
 from ._bundled import resolve_gguf
+from ._checkpoint import adapter_dir, fingerprint, load_checkpoint
+from ._gguf_loading import quick_gguf_reads, quiet_progress
 from ._protocol import Completion, FinishReason, ModelError, Request, Sampling
 from ._threads import default_threads
 
@@ -111,14 +111,18 @@ class TransformersModel:
         from ._llamacpp_cpu import cpu_model
 
         self.runtime = f"torch {torch.__version__}, {self.n_threads} threads, on {cpu_model()}"
-        try:
-            with _quick_gguf_reads(), _quiet_progress(transformers):
-                self._tokenizer = transformers.AutoTokenizer.from_pretrained(
-                    str(directory), local_files_only=True, **files)
-                self._model = transformers.AutoModelForCausalLM.from_pretrained(
-                    str(directory), dtype=torch.float32, local_files_only=True, **files)
-        except (OSError, ValueError, RuntimeError, KeyError, NotImplementedError) as exc:
-            raise ModelError(f"could not load {self.path} with transformers: {exc}") from None
+        if not files and adapter_dir(directory) is not None:  # a LoRA adapter or a training run: base + adapter
+            self._model, self._tokenizer = load_checkpoint(directory, merge=True)
+            self.runtime += f", adapter {fingerprint(directory)}"
+        else:
+            try:
+                with quick_gguf_reads(), quiet_progress(transformers):
+                    self._tokenizer = transformers.AutoTokenizer.from_pretrained(
+                        str(directory), local_files_only=True, **files)
+                    self._model = transformers.AutoModelForCausalLM.from_pretrained(
+                        str(directory), dtype=torch.float32, local_files_only=True, **files)
+            except (OSError, ValueError, RuntimeError, KeyError, NotImplementedError) as exc:
+                raise ModelError(f"could not load {self.path} with transformers: {exc}") from None
         self._model.eval()
         if not getattr(self._tokenizer, "chat_template", None):
             raise ModelError(f"{self.path} carries no chat template, so chat requests cannot be rendered")
@@ -369,66 +373,12 @@ def _locate(model: str) -> tuple[Path, dict[str, str]]:
     """A model's directory and the ``gguf_file`` argument: a bundled name or .gguf path, or a local HF checkpoint."""
     path = Path(model).expanduser()
     if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ModelError(f"{path} is a directory without config.json, not a transformers checkpoint")
+        if not (path / "config.json").is_file() and adapter_dir(path) is None:
+            raise ModelError(f"{path} is a directory without config.json or a LoRA adapter, not a transformers "
+                             "checkpoint")
         return path, {}
     gguf = resolve_gguf(model)
     return gguf.parent, {"gguf_file": gguf.name}
-
-
-@contextmanager
-def _quick_gguf_reads() -> Iterator[None]:
-    """Make transformers' GGUF loading about twice as fast, for the duration of one load only.
-
-    transformers parses the whole GGUF once for the tokenizer, once for the config and once for the weights (about
-    4 s each here, mostly the 49k-entry vocabulary), and rebuilds gguf's tensor-name map once per module (about
-    400 times, 6 s). Both are pure functions of their arguments, so within one load a parsed file is shared and
-    the name map memoized; the originals are restored afterwards.
-    """
-    try:
-        import gguf
-    except ImportError:
-        yield
-        return
-    original_reader, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
-    readers: dict[tuple[str, str], Any] = {}
-
-    def reader(path: str | os.PathLike[str], mode: str = "r") -> Any:
-        key = (os.fspath(path), mode)
-        if key not in readers:
-            readers[key] = original_reader(path, mode)
-        return readers[key]
-
-    gguf.GGUFReader, gguf.get_tensor_name_map = reader, functools.lru_cache(maxsize=None)(original_map)
-    try:
-        yield
-    finally:
-        gguf.GGUFReader, gguf.get_tensor_name_map = original_reader, original_map
-
-
-@contextmanager
-def _quiet_progress(transformers: Any) -> Iterator[None]:
-    """No progress bars on stderr while loading: a library call should not draw on the caller's terminal.
-
-    The GGUF dequantization bar is a plain ``tqdm`` that transformers' own switch does not reach, so that module's
-    ``tqdm`` is swapped for a disabled one during the load.
-    """
-    import importlib
-
-    logging = transformers.utils.logging
-    enabled = logging.is_progress_bar_enabled()
-    logging.disable_progress_bar()
-    module = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
-    bar = getattr(module, "tqdm", None)
-    if bar is not None:
-        module.tqdm = functools.partial(bar, disable=True)
-    try:
-        yield
-    finally:
-        if bar is not None:
-            module.tqdm = bar
-        if enabled:
-            logging.enable_progress_bar()
 
 
 @backends.register("transformers")

@@ -1,0 +1,155 @@
+"""Before and after: the base model and trained runs evaluated on the held-out instances of the runs' task mix,
+free and constrained, as one report.
+
+Every model is run by the transformers backend (the base as its plain fp32 checkpoint, a run as base + merged
+adapter), greedy, so the only difference between columns is the training. Error bars are 95% bootstrap
+intervals over held-out instances (1,000 resamples, seeded), since a CPU run has one seed per method; the
+"format met, quality 0" column counts outputs that pass the checker with a quality of zero (ReFF's reward
+hacking, Figure 4).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ._config import CONFIG_FILE, TrainConfig, TrainError
+from ._data import TaskPart, build_mix
+from ._model import base_checkpoint
+from ._rewards import quality_value
+
+RESAMPLES = 1000
+DECODINGS = ("free", "constrained")
+
+
+def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodings: Sequence[str] = DECODINGS,
+            include_base: bool = True, on_progress: Callable[[str], None] | None = None) -> Path:
+    """Evaluate the base and each run on the held-out instances (the first ``limit`` of each task), write
+    ``out/report.md``, ``out/comparison.json`` and ``out/comparison.png``; return the report's path."""
+    from corral.evaluation import SamplingConfig, evaluate, read_records
+
+    if not runs:
+        raise TrainError("no training runs to compare")
+    configs = [_config(run) for run in runs]
+    first = configs[0]
+    for run, config in zip(runs, configs, strict=True):
+        if (config.base, config.holdout, [t.model_dump() for t in config.tasks]) != \
+                (first.base, first.holdout, [t.model_dump() for t in first.tasks]):
+            raise TrainError(f"{run} trained on another base or task mix than {runs[0]}; compare runs of one mix")
+    parts = build_mix(first)
+    models: list[tuple[str, str]] = []
+    if include_base:
+        models.append(("base", str(base_checkpoint(first.base))))
+    models += [(_label(run, config), str(run)) for run, config in zip(runs, configs, strict=True)]
+    rows: list[dict[str, Any]] = []
+    for label, model in models:
+        for part in parts:
+            heldout = part.heldout[:limit] if limit else part.heldout
+            if not heldout:
+                raise TrainError(f"task {part.key} has no held-out instances (holdout {first.holdout})")
+            pool = replace(part.task, instances=lambda heldout=heldout: heldout)
+            for decoding in decodings:
+                folder = out / "runs" / label / part.key.replace(":", "-") / decoding
+                if on_progress is not None:
+                    on_progress(f"{label} {part.key} {decoding}")
+                evaluate(pool, model, folder, decoding=decoding,  # type: ignore[arg-type]
+                         sampling=SamplingConfig(max_tokens=part.spec.max_tokens), cache=None)
+                records = [r for r in read_records(folder) if r.round == 0 and r.sample == 0]
+                rows.append(_row(label, part, decoding, records))
+    (out / "comparison.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    _chart(rows, out / "comparison.png")
+    path = out / "report.md"
+    path.write_text(_markdown(rows, models, first, runs), encoding="utf-8")
+    return path
+
+
+def _config(run: Path) -> TrainConfig:
+    try:
+        return TrainConfig.model_validate_json((run / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TrainError(f"{run} is not a training run ({exc})") from None
+
+
+def _label(run: Path, config: TrainConfig) -> str:
+    name = config.method if config.method != "rl" else f"rl-{config.setting}"
+    return f"{name} ({run.name})"
+
+
+def _row(label: str, part: TaskPart, decoding: str, records: Sequence[Any]) -> dict[str, Any]:
+    passed = [float(r.passed) for r in records]
+    qualities = [quality_value(r.quality, part.spec.quality_metric) for r in records]
+    known = [q for q in qualities if q is not None]
+    hacked = sum(1 for r, q in zip(records, qualities, strict=True) if r.passed and q is not None and q <= 0.0)
+    return {"model": label, "task": part.key, "decoding": decoding, "n": len(records),
+            "ffr": _mean(passed), "ffr_ci": bootstrap(passed),
+            "quality": _mean(known) if known else None, "quality_ci": bootstrap(known) if known else None,
+            "passed_quality_zero": hacked if known else None,
+            "truncated": sum(r.finish_reason == "length" for r in records)}
+
+
+def bootstrap(values: Sequence[float], resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """The 95% percentile interval of the mean over ``resamples`` resamples of ``values`` (seeded)."""
+    if not values:
+        return (0.0, 0.0)
+    draw = random.Random(seed)
+    means = sorted(_mean([values[draw.randrange(len(values))] for _ in values]) for _ in range(resamples))
+    return (means[int(0.025 * resamples)], means[min(resamples - 1, int(0.975 * resamples))])
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _markdown(rows: list[dict[str, Any]], models: list[tuple[str, str]], config: TrainConfig,
+              runs: Sequence[Path]) -> str:
+    lines = ["# Training: before and after", "",
+             "Held-out instances (never trained on), first attempt, greedy, transformers backend. "
+             "± gives the 95% bootstrap interval over instances (1,000 resamples). Quality is the task's own metric "
+             "scaled to [0, 1]; \"format met, quality 0\" counts passing outputs with zero quality (reward "
+             "hacking).", "", "Models: " + "; ".join(f"**{label}** = `{path}`" for label, path in models), ""]
+    for task in dict.fromkeys(row["task"] for row in rows):
+        lines += [f"## {task}", "", "| model | decoding | n | FFR | quality | format met, quality 0 | truncated |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        for row in (r for r in rows if r["task"] == task):
+            low, high = row["ffr_ci"]
+            quality = "—" if row["quality"] is None else \
+                f"{row['quality']:.3f} [{row['quality_ci'][0]:.3f}, {row['quality_ci'][1]:.3f}]"
+            hacked = "—" if row["passed_quality_zero"] is None else str(row["passed_quality_zero"])
+            lines.append(f"| {row['model']} | {row['decoding']} | {row['n']} | {row['ffr']:.1%} "
+                         f"[{low:.1%}, {high:.1%}] | {quality} | {hacked} | {row['truncated']} |")
+        lines.append("")
+    lines += ["![FFR by model](comparison.png)", "", "Runs: " + ", ".join(f"`{run}`" for run in runs), ""]
+    return "\n".join(lines)
+
+
+def _chart(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = list(dict.fromkeys(row["task"] for row in rows))
+    series = list(dict.fromkeys((row["model"], row["decoding"]) for row in rows))
+    figure, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.8), squeeze=False)
+    width = 0.8 / max(1, len(series))
+    for t, task in enumerate(tasks):
+        axis = axes[0][t]
+        for s, (model, decoding) in enumerate(series):
+            row = next((r for r in rows if r["task"] == task and r["model"] == model and r["decoding"] == decoding),
+                       None)
+            if row is None:
+                continue
+            low, high = row["ffr_ci"]
+            axis.bar(s * width, row["ffr"], width, yerr=[[row["ffr"] - low], [high - row["ffr"]]],
+                     label=f"{model}, {decoding}", capsize=3, hatch="//" if decoding == "constrained" else None)
+        axis.set_title(f"{task}: held-out FFR")
+        axis.set_ylim(0, 1.05)
+        axis.set_xticks([])
+    axes[0][0].legend(fontsize=6, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

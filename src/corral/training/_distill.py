@@ -1,0 +1,62 @@
+"""Constrained self-distillation: the model writes its own training data under Corral's grammar constraints.
+
+For every training instance the base model samples ``distill_samples`` outputs with constrained decoding (the
+same runner and grammars as ``corral eval --decoding constrained``); the outputs that pass the checker (and, for
+a gated task, have quality above zero) become SFT targets. The question it answers: does the model learn the
+format well enough from its own constrained outputs to drop the constraint at inference?
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ._config import TrainConfig, TrainError, claim_run
+from ._data import build_mix
+from ._rewards import quality_value
+from ._run import Progress, write_summary
+from ._sft import train_sft
+
+GENERATIONS = "generations"
+
+
+def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | None = None,
+            on_generation: Any = None) -> dict[str, Any]:
+    """Generate (resumable: the evaluation runner's records), keep what passes, fine-tune on it."""
+    from corral.evaluation import SamplingConfig, evaluate, read_records
+
+    if config.method != "distill":
+        raise TrainError(f"distill runs method distill, not {config.method}")
+    run = Path(run)
+    claim_run(run, config)
+    kept: dict[tuple[str, str], list[str]] = defaultdict(list)
+    generated = passed = 0
+    for part in build_mix(config):
+        pool = replace(part.task, instances=lambda part=part: part.train)
+        sampling = SamplingConfig(temperature=config.distill_temperature, seed=config.seed,
+                                  max_tokens=part.spec.max_tokens)
+        folder = run / GENERATIONS / part.key.replace(":", "-")
+        evaluate(pool, config.base, folder, decoding="constrained", sampling=sampling,
+                 samples=config.distill_samples, cache=None, on_progress=on_generation)
+        for record in read_records(folder):
+            if record.round != 0:
+                continue
+            generated += 1
+            if not record.passed or record.finish_reason != "stop":
+                continue
+            passed += 1
+            if part.spec.reward == "gated" and record.quality:
+                quality = quality_value(record.quality, part.spec.quality_metric)
+                if quality is not None and quality <= 0.0:
+                    continue
+            if record.output not in kept[(part.key, record.instance)]:
+                kept[(part.key, record.instance)].append(record.output)
+    examples = sum(len(v) for v in kept.values())
+    if not examples:
+        raise TrainError(f"self-distillation kept no output ({generated} generated, {passed} passed)")
+    summary = train_sft(config, run, answers=kept, on_progress=on_progress, claim=False)
+    summary |= {"generated": generated, "passed": passed, "kept": examples}
+    write_summary(run, summary)
+    return summary

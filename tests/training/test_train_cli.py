@@ -1,0 +1,98 @@
+"""``corral train`` end to end on the bundled SmolLM2-135M (CPU, a few tiny steps): RL trains, saves, resumes and
+is evaluated through ``corral eval --model RUN``; SFT and self-distillation train; ``compare`` reports before and
+after; bad input is one line and exit 2.
+
+One test runs the whole RL story so the base checkpoint is converted once and the suite stays within CI's time.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from corral.cli import app
+
+pytest.importorskip("trl")
+pytest.importorskip("peft")
+runner = CliRunner()
+
+WORD = ["--task", "collie", "--where", "structure=word02", "--limit", "8"]
+
+
+def _steps(run):
+    return [json.loads(line)["step"] for line in (run / "steps.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def _error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    return lines[0]
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_rl_trains_saves_resumes_and_is_evaluated(tmp_path):
+    run = tmp_path / "rl"
+    tiny = [*WORD, "--reward", "graded", "--max-tokens", "6", "--generations", "2", "--holdout", "0.25",
+            "--out", str(run)]
+    result = runner.invoke(app, ["train", "rl", *tiny, "--steps", "2"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert (run / "adapter" / "adapter_config.json").is_file() and (run / "curve.png").is_file()
+    assert _steps(run) == [1, 2]
+    rewards = [json.loads(line) for line in (run / "rewards.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rewards) == 4 and all(-1.0 <= row["reward"] <= 1.0 for row in rewards)
+    assert all(row["tokens"] <= 6 for row in rewards)
+    config = json.loads((run / "train.json").read_text(encoding="utf-8"))
+    assert config["beta"] > 0 and config["lora_r"] == 16 and config["tasks"][0]["reward"] == "graded"
+
+    # a longer budget resumes from the last checkpoint: no step is logged twice
+    result = runner.invoke(app, ["train", "rl", *tiny, "--steps", "3"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert _steps(run) == [1, 2, 3]
+    # another config is refused with the difference
+    line = _error(runner.invoke(app, ["train", "rl", *tiny, "--steps", "3", "--lr", "0.5"]))
+    assert "learning_rate" in line and "0.5" in line
+
+    # the run is a model: corral eval loads base + adapter, free and constrained
+    result = runner.invoke(app, ["eval", "collie", "--model", str(run), "--where", "structure=word02", "--limit", "2",
+                                 "--decoding", "both", "--out", str(tmp_path / "eval"), "--no-report", "--no-cache"])
+    assert result.exit_code == 0, result.output + result.stderr
+    constrained = [json.loads(line) for line in
+                   (tmp_path / "eval" / "constrained" / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(constrained) == 2 and all(row["passed"] for row in constrained)
+
+    # before and after on the held-out instances
+    result = runner.invoke(app, ["train", "compare", str(run), "--out", str(tmp_path / "cmp"), "--limit", "1",
+                                 "--decoding", "free"])
+    assert result.exit_code == 0, result.output + result.stderr
+    report = (tmp_path / "cmp" / "report.md").read_text(encoding="utf-8")
+    assert "| base | free | 1 |" in report and "| rl-tst (rl) | free | 1 |" in report
+    rows = json.loads((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
+    assert {row["model"] for row in rows} == {"base", "rl-tst (rl)"}
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_sft_and_self_distillation_train(tmp_path):
+    result = runner.invoke(app, ["train", "sft", *WORD, "--steps", "2", "--out", str(tmp_path / "sft")])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert (tmp_path / "sft" / "adapter" / "adapter_model.safetensors").is_file()
+    assert _steps(tmp_path / "sft") == [1, 2]
+    result = runner.invoke(app, ["train", "distill", "--task", "collie", "--where", "structure=word02", "--limit", "3",
+                                 "--samples", "1", "--steps", "1", "--out", str(tmp_path / "distill")])
+    assert result.exit_code == 0, result.output + result.stderr
+    summary = json.loads((tmp_path / "distill" / "summary.json").read_text(encoding="utf-8"))
+    # constrained decoding makes every COLLIE word pass, so every generated output is kept
+    assert summary["generated"] == summary["passed"] == summary["kept"] >= 1
+
+
+def test_bad_input_is_one_line():
+    assert "name a task" in _error(runner.invoke(app, ["train", "rl"]))
+    assert "unknown task 'nope'" in _error(runner.invoke(app, ["train", "rl", "--task", "nope", "--steps", "1"]))
+    assert "reward" in _error(runner.invoke(app, ["train", "rl", *WORD, "--reward", "often"]))
+    assert "beta" in _error(runner.invoke(app, ["train", "rl", *WORD, "--beta", "0"]))
+    assert "--task" in _error(runner.invoke(app, ["train", "rl", "--reward", "graded"]))
+    assert "decoding" in _error(runner.invoke(app, ["train", "compare", ".", "--out", ".", "--decoding", "x"]))
