@@ -94,6 +94,11 @@ def _run(config: Any, output: Path | None) -> None:
         if not lines:
             bar.start()
             lines.append(bar.add_task(f"train {config.method}", total=None, info=""))
+        if "generating" in row:
+            bar.update(lines[0], completed=step, total=total, description=f"generate {row['generating']}",
+                       info=f"passed {row['passed']}")
+            return
+        bar.update(lines[0], description=f"train {config.method}")
         info = f"loss {row['loss']:.3f}" if "loss" in row else ""
         if row.get("reward") is not None:
             info = f"reward {row['reward']:+.2f}"

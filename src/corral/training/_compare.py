@@ -30,7 +30,7 @@ def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodi
             include_base: bool = True, on_progress: Callable[[str], None] | None = None) -> Path:
     """Evaluate the base and each run on the held-out instances (the first ``limit`` of each task), write
     ``out/report.md``, ``out/comparison.json`` and ``out/comparison.png``; return the report's path."""
-    from corral.evaluation import SamplingConfig, evaluate, read_records
+    from corral.models import load_model
 
     if not runs:
         raise TrainError("no training runs to compare")
@@ -47,24 +47,41 @@ def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodi
     models += [(_label(run, config), str(run)) for run, config in zip(runs, configs, strict=True)]
     rows: list[dict[str, Any]] = []
     for label, model in models:
-        for part in parts:
-            heldout = part.heldout[:limit] if limit else part.heldout
-            if not heldout:
-                raise TrainError(f"task {part.key} has no held-out instances (holdout {first.holdout})")
-            pool = replace(part.task, instances=lambda heldout=heldout: heldout)
-            for decoding in decodings:
-                folder = out / "runs" / label / part.key.replace(":", "-") / decoding
-                if on_progress is not None:
-                    on_progress(f"{label} {part.key} {decoding}")
-                evaluate(pool, model, folder, decoding=decoding,  # type: ignore[arg-type]
-                         sampling=SamplingConfig(max_tokens=part.spec.max_tokens), cache=None)
-                records = [r for r in read_records(folder) if r.round == 0 and r.sample == 0]
-                rows.append(_row(label, part, decoding, records))
+        loaded = load_model(model)  # once per model: every task and decoding reuses it
+        try:
+            rows += _evaluate_model(label, model, loaded, parts, out, limit, decodings, on_progress)
+        finally:
+            loaded.close()
     (out / "comparison.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     _chart(rows, out / "comparison.png")
     path = out / "report.md"
     path.write_text(_markdown(rows, models, first, runs), encoding="utf-8")
     return path
+
+
+def _evaluate_model(label: str, model: str, loaded: Any, parts: list[TaskPart], out: Path, limit: int | None,
+                    decodings: Sequence[str], on_progress: Callable[[str], None] | None) -> list[dict[str, Any]]:
+    from corral.evaluation import SamplingConfig, evaluate, read_records
+
+    rows = []
+    for part in parts:
+        heldout = part.heldout[:limit] if limit else part.heldout
+        if not heldout:
+            raise TrainError(f"task {part.key} has no held-out instances; raise holdout or limit")
+        pool = replace(part.task, instances=lambda heldout=heldout: heldout)
+        for decoding in decodings:
+            folder = out / "runs" / _slug(label) / part.key.replace(":", "-") / decoding
+            if on_progress is not None:
+                on_progress(f"{label} {part.key} {decoding}")
+            evaluate(pool, model, folder, decoding=decoding,  # type: ignore[arg-type]
+                     sampling=SamplingConfig(max_tokens=part.spec.max_tokens), cache=None, loaded_model=loaded)
+            records = [r for r in read_records(folder) if r.round == 0 and r.sample == 0]
+            rows.append(_row(label, part, decoding, records))
+    return rows
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in label).strip("-")
 
 
 def _config(run: Path) -> TrainConfig:

@@ -22,9 +22,9 @@ from ._sft import train_sft
 GENERATIONS = "generations"
 
 
-def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | None = None,
-            on_generation: Any = None) -> dict[str, Any]:
-    """Generate (resumable: the evaluation runner's records), keep what passes, fine-tune on it."""
+def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | None = None) -> dict[str, Any]:
+    """Generate (resumable: the evaluation runner's records), keep what passes, fine-tune on it. ``on_progress``
+    hears the generation too, as rows with ``generating`` (the task) and ``passed``."""
     from corral.evaluation import SamplingConfig, evaluate, read_records
 
     if config.method != "distill":
@@ -38,8 +38,13 @@ def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | Non
         sampling = SamplingConfig(temperature=config.distill_temperature, seed=config.seed,
                                   max_tokens=part.spec.max_tokens)
         folder = run / GENERATIONS / part.key.replace(":", "-")
+
+        def generated_so_far(done: int, total: int, passed: int, key: str = part.key) -> None:
+            if on_progress is not None:
+                on_progress(done, total, {"generating": key, "passed": passed})
+
         evaluate(pool, config.base, folder, decoding="constrained", sampling=sampling,
-                 samples=config.distill_samples, cache=None, on_progress=on_generation)
+                 samples=config.distill_samples, cache=None, on_progress=generated_so_far)
         for record in read_records(folder):
             if record.round != 0:
                 continue
