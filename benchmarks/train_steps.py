@@ -6,7 +6,8 @@ Both sides train a fresh LoRA adapter (rank 16) on SmolLM2-135M's plain checkpoi
 identical ``GRPOConfig`` arguments (8 completions of at most 24 tokens per step, beta 0.04, fp32 on CPU, seed 0),
 on the same prompt rows (FormatBench EQA, zero shots). The only differences are Corral's: its reward
 (``CheckerReward``: routing, budget cut, stop strings, the checker, the quality gate, the judgement log) against
-a bare reward function that calls the same checker, and its step logger (``steps.jsonl``, ``rewards.jsonl``).
+a bare function computing the same values from the same checker, and its step logger (``steps.jsonl``,
+``rewards.jsonl``). Equal rewards and seeds give both sides the same training trajectory.
 Each side runs ``--steps`` steps after one warm-up step, alternating sides ``--repeats`` times; the ratio is
 Corral's steps/min over trl's (>= 0.95 is the target: Corral's bookkeeping costs under 5%).
 """
@@ -53,9 +54,18 @@ def main() -> None:
     by_id = {inst.id: inst for inst in part.train}
 
     def bare_reward(prompts, completions, instance_id, **_):
-        """What a user of trl alone would write: check each completion, +-1."""
-        return [1.0 if part.task.check(by_id[i], c[-1]["content"].strip()).passed else -1.0
-                for c, i in zip(completions, instance_id, strict=True)]
+        """What a user of trl alone would write for the same reward: check each completion, gate by F1. The values
+        equal Corral's, so both sides train the same trajectory and only the bookkeeping differs."""
+        rewards = []
+        for completion, i in zip(completions, instance_id, strict=True):
+            answer = completion[-1]["content"]
+            for stop in part.task.stop:
+                answer = answer.split(stop)[0]
+            answer = answer.strip()
+            verdict = part.task.check(by_id[i], answer)
+            f1 = part.task.quality(by_id[i], answer)["eqa_f1"]
+            rewards.append(2.0 * (1.0 if verdict.passed else verdict.score) * f1 - 1.0)
+        return rewards
 
     def corral_side(folder: Path) -> float:
         trainer, _ = build_trainer(config, parts, base, folder)

@@ -26,7 +26,7 @@ from ._config import (
 from ._data import TaskPart, build_mix, is_heldout
 from ._export import export
 from ._rewards import CheckerReward, Judgement, quality_value, reward_value
-from ._run import Progress, last_checkpoint, read_steps
+from ._run import Progress, last_checkpoint, quiet_progress, read_steps
 
 __all__ = [
     "CONFIG_FILE",
@@ -60,6 +60,7 @@ def train(config: TrainConfig, run: Path | str, *, on_progress: Progress | None 
     for module in ("trl", "peft", "datasets"):
         require(module, "train", "corral train")
     require("transformers", "hf", "corral train")
+    quiet_progress()
     if config.method == "rl":
         from ._rl import train_rl
 
@@ -71,3 +72,4 @@ def train(config: TrainConfig, run: Path | str, *, on_progress: Progress | None 
     from ._distill import distill
 
     return distill(config, run, on_progress=on_progress)
+

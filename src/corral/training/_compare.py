@@ -21,6 +21,7 @@ from ._config import CONFIG_FILE, TrainConfig, TrainError
 from ._data import TaskPart, build_mix
 from ._model import base_checkpoint
 from ._rewards import quality_value
+from ._run import quiet_progress
 
 RESAMPLES = 1000
 DECODINGS = ("free", "constrained")
@@ -32,6 +33,7 @@ def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodi
     ``out/report.md``, ``out/comparison.json`` and ``out/comparison.png``; return the report's path."""
     from corral.models import load_model
 
+    quiet_progress()
     if not runs:
         raise TrainError("no training runs to compare")
     configs = [_config(run) for run in runs]
@@ -152,6 +154,7 @@ def _chart(rows: list[dict[str, Any]], path: Path) -> None:
     tasks = list(dict.fromkeys(row["task"] for row in rows))
     series = list(dict.fromkeys((row["model"], row["decoding"]) for row in rows))
     figure, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.8), squeeze=False)
+    models = list(dict.fromkeys(model for model, _ in series))
     width = 0.8 / max(1, len(series))
     for t, task in enumerate(tasks):
         axis = axes[0][t]
@@ -162,11 +165,13 @@ def _chart(rows: list[dict[str, Any]], path: Path) -> None:
                 continue
             low, high = row["ffr_ci"]
             axis.bar(s * width, row["ffr"], width, yerr=[[row["ffr"] - low], [high - row["ffr"]]],
-                     label=f"{model}, {decoding}", capsize=3, hatch="//" if decoding == "constrained" else None)
+                     label=f"{model}, {decoding}", capsize=3, color=f"C{models.index(model)}",
+                     hatch="//" if decoding == "constrained" else None, edgecolor="white")
         axis.set_title(f"{task}: held-out FFR")
         axis.set_ylim(0, 1.05)
         axis.set_xticks([])
-    axes[0][0].legend(fontsize=6, loc="lower right")
-    figure.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(4, len(series)))
+    figure.tight_layout(rect=(0, 0.06 * ((len(series) + 3) // 4), 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)

@@ -1,8 +1,9 @@
 """Constrained self-distillation: the model writes its own training data under Corral's grammar constraints.
 
 For every training instance the base model samples ``distill_samples`` outputs with constrained decoding (the
-same runner and grammars as ``corral eval --decoding constrained``); the outputs that pass the checker (and, for
-a gated task, have quality above zero) become SFT targets. The question it answers: does the model learn the
+same runner and grammars as ``corral eval --decoding constrained``); the outputs that pass the checker, ended by
+the model rather than closed at the token budget, and (for a gated task) have quality above zero become SFT
+targets, each distinct output once per instance. The question it answers: does the model learn the
 format well enough from its own constrained outputs to drop the constraint at inference?
 """
 
@@ -32,7 +33,7 @@ def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | Non
     run = Path(run)
     claim_run(run, config)
     kept: dict[tuple[str, str], list[str]] = defaultdict(list)
-    generated = passed = 0
+    generated = passed = finished = 0
     for part in build_mix(config):
         pool = replace(part.task, instances=lambda part=part: part.train)
         sampling = SamplingConfig(temperature=config.distill_temperature, seed=config.seed,
@@ -49,9 +50,10 @@ def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | Non
             if record.round != 0:
                 continue
             generated += 1
+            passed += record.passed
             if not record.passed or record.finish_reason != "stop":
-                continue
-            passed += 1
+                continue  # an output closed at the token budget is not one the model finished
+            finished += 1
             if part.spec.reward == "gated" and record.quality:
                 quality = quality_value(record.quality, part.spec.quality_metric)
                 if quality is not None and quality <= 0.0:
@@ -60,8 +62,9 @@ def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | Non
                 kept[(part.key, record.instance)].append(record.output)
     examples = sum(len(v) for v in kept.values())
     if not examples:
-        raise TrainError(f"self-distillation kept no output ({generated} generated, {passed} passed)")
+        raise TrainError(f"self-distillation kept no output ({generated} generated, {passed} passed, {finished} "
+                         "passed and finished within the budget)")
     summary = train_sft(config, run, answers=kept, on_progress=on_progress, claim=False)
-    summary |= {"generated": generated, "passed": passed, "kept": examples}
+    summary |= {"generated": generated, "passed": passed, "finished": finished, "kept": examples}
     write_summary(run, summary)
     return summary

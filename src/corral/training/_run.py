@@ -236,3 +236,13 @@ def plot_curve(run: Path) -> Path | None:
 def _smooth(values: Sequence[float], width: int = 5) -> list[float]:
     return [sum(values[max(0, i - width + 1):i + 1]) / len(values[max(0, i - width + 1):i + 1])
             for i in range(len(values))]
+
+
+def quiet_progress() -> None:
+    """No loading and dataset-preparation bars from transformers and datasets: the caller's ``on_progress`` is the
+    one report of a run's progress."""
+    import datasets
+    import transformers
+
+    datasets.disable_progress_bars()
+    transformers.utils.logging.disable_progress_bar()
