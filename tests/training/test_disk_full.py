@@ -31,8 +31,10 @@ def test_a_full_disk_while_saving_leaves_the_previous_checkpoint_usable(tmp_path
     monkeypatch.setattr(Trainer, "_save_optimizer_and_scheduler", fill_disk)
     with pytest.raises(TrainError, match=r"disk filled up.*checkpoint-1.*rerun"):
         train(config, run)
-    assert (run / "checkpoints" / "checkpoint-2").is_dir()  # written in part: no trainer state
-    assert not (run / "checkpoints" / "checkpoint-2" / "trainer_state.json").exists()
+    # the half-written checkpoint (no trainer state) was set aside when the error named the usable one
+    assert not (run / "checkpoints" / "checkpoint-2").exists()
+    assert not (run / "incomplete-checkpoint-2" / "trainer_state.json").exists()
+    assert (run / "incomplete-checkpoint-2").is_dir()
 
     monkeypatch.setattr(Trainer, "_save_optimizer_and_scheduler", original)
     summary = train(config, run)
