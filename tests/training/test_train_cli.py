@@ -99,9 +99,10 @@ def test_sft_and_self_distillation_train(tmp_path):
     assert summary["kept"] == summary["finished"] >= 1
 
 
-def test_bad_input_is_one_line():
+def test_bad_input_is_one_line(tmp_path):
     assert "name a task" in _error(runner.invoke(app, ["train", "rl"]))
-    assert "unknown task 'nope'" in _error(runner.invoke(app, ["train", "rl", "--task", "nope", "--steps", "1"]))
+    line = _error(runner.invoke(app, ["train", "rl", "--task", "nope", "--steps", "1", "--out", str(tmp_path / "r")]))
+    assert "unknown task 'nope'" in line and not (tmp_path / "r").exists()  # no run directory for a bad config
     assert "reward" in _error(runner.invoke(app, ["train", "rl", *WORD, "--reward", "often"]))
     assert "beta" in _error(runner.invoke(app, ["train", "rl", *WORD, "--beta", "0"]))
     assert "--task" in _error(runner.invoke(app, ["train", "rl", "--reward", "graded"]))

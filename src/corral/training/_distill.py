@@ -31,10 +31,11 @@ def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | Non
     if config.method != "distill":
         raise TrainError(f"distill runs method distill, not {config.method}")
     run = Path(run)
+    parts = build_mix(config)
     claim_run(run, config)
     kept: dict[tuple[str, str], list[str]] = defaultdict(list)
     generated = passed = finished = 0
-    for part in build_mix(config):
+    for part in parts:
         pool = replace(part.task, instances=lambda part=part: part.train)
         sampling = SamplingConfig(temperature=config.distill_temperature, seed=config.seed,
                                   max_tokens=part.spec.max_tokens)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from corral.models import ModelError, plain_checkpoint
 
-from ._config import CONFIG_FILE, TrainConfig, TrainError
+from ._config import TrainConfig, TrainError
 
 
 def base_checkpoint(base: str) -> Path:
@@ -17,15 +16,6 @@ def base_checkpoint(base: str) -> Path:
         return plain_checkpoint(base)
     except (ModelError, OSError) as exc:
         raise TrainError(f"base {base!r}: {exc}") from None
-
-
-def run_base(run: Path) -> Path:
-    """The checkpoint a run's adapter sits on: its fine-tuned stage (trn-ft) or its config's base."""
-    merged = run / "sft-merged"
-    if (merged / "config.json").is_file():
-        return merged
-    config = TrainConfig.model_validate_json((run / CONFIG_FILE).read_text(encoding="utf-8"))
-    return base_checkpoint(config.base)
 
 
 def device_defaults(config: TrainConfig) -> dict[str, Any]:
@@ -53,7 +43,3 @@ def lora_config(config: TrainConfig) -> Any:
     return LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
                       target_modules=list(config.lora_targets), task_type="CAUSAL_LM")
 
-
-def describe(run: Path) -> dict[str, Any]:
-    """The run's config as JSON data (for reports)."""
-    return json.loads((run / CONFIG_FILE).read_text(encoding="utf-8"))

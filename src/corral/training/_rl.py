@@ -41,8 +41,8 @@ def train_rl(config: TrainConfig, run: Path | str, *, on_progress: Progress | No
     if config.method != "rl":
         raise TrainError(f"train_rl runs method rl, not {config.method}")
     run = Path(run)
+    parts = build_mix(config)  # a bad task or option is refused before the run directory is made
     claim_run(run, config)
-    parts = build_mix(config)
     base = str(base_checkpoint(config.base))
     if config.setting == "trn-ft":
         base = str(_fine_tuned_base(config, run, base, on_progress))

@@ -30,13 +30,13 @@ def train_sft(config: TrainConfig, run: Path | str, *, answers: Mapping[tuple[st
     """Fine-tune a LoRA adapter on prompt -> answer pairs (the references, or ``answers`` per (task key, instance
     id)); only the answer's tokens carry loss. Resumes from the run's last checkpoint."""
     run = Path(run)
-    if claim:
-        claim_run(run, config)
     parts = build_mix(config)
     rows = sft_rows(parts, answers)
     if not rows:
         raise TrainError("nothing to fine-tune on: no training instance has a reference"
                          if answers is None else "nothing to fine-tune on: no kept output")
+    if claim:
+        claim_run(run, config)
     trainer = build_sft_trainer(config, rows, str(base_checkpoint(config.base)), run, on_progress=on_progress)
     train_guarded(trainer, last_checkpoint(run), run)
     save_adapter(trainer.model, trainer.processing_class, run)
