@@ -81,6 +81,14 @@ def test_sft_and_self_distillation_train(tmp_path):
     assert result.exit_code == 0, result.output + result.stderr
     assert (tmp_path / "sft" / "adapter" / "adapter_model.safetensors").is_file()
     assert _steps(tmp_path / "sft") == [1, 2]
+    # export: the adapter merged into its base, a plain checkpoint any backend spec can name
+    result = runner.invoke(app, ["train", "export", str(tmp_path / "sft")])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert (tmp_path / "sft" / "merged" / "config.json").is_file()
+    assert not (tmp_path / "sft" / "merged" / "adapter_config.json").exists()
+    line = _error(runner.invoke(app, ["train", "export", str(tmp_path / "sft"), "--gguf"],
+                                env={"PATH": "", "CORRAL_GGUF_CONVERTER": ""}))
+    assert "convert_hf_to_gguf.py" in line and "merged" in line
     # ReFF's trn-ft: SFT on the references first, merged into the base, then RL anchored to that model
     run = tmp_path / "trn-ft"
     result = runner.invoke(app, ["train", "rl", *WORD, "--setting", "trn-ft", "--steps", "1", "--generations", "2",

@@ -28,6 +28,16 @@ TaskOptions = Annotated[list[str] | None, typer.Option("-T", "--task-option", me
                                                        help="A task option (repeatable), as corral eval takes it.")]
 WhereOption = Annotated[list[str] | None, typer.Option(metavar="GROUP=V1,V2",
                                                        help="Only instances whose group has one of these values.")]
+LimitOption = Annotated[int | None, typer.Option(help="At most N instances of the task (held-out ones included).")]
+BaseOption = Annotated[str | None, typer.Option(help="smollm2, a GGUF, or a transformers checkpoint.")]
+StepsOption = Annotated[int | None, typer.Option(help="Optimiser steps (default: --epochs over the data).")]
+EpochsOption = Annotated[float | None, typer.Option()]
+MinutesOption = Annotated[float | None, typer.Option(help="Stop after this much training time.")]
+LearningRateOption = Annotated[float | None, typer.Option(help="Learning rate.")]
+HoldoutOption = Annotated[float | None, typer.Option(help="Share of instances never trained on.")]
+SeedOption = Annotated[int | None, typer.Option()]
+DeviceOption = Annotated[str | None, typer.Option(help="auto, cpu or cuda.")]
+OutOption = Annotated[Path | None, typer.Option("--out", help="Run directory (rerun to resume).")]
 
 
 def _common(config: Path | None, task: str | None, task_option: list[str] | None, where: list[str] | None,
@@ -123,26 +133,26 @@ def _run(config: Any, output: Path | None) -> None:
 @app.command("rl")
 def rl_command(
     config: ConfigOption = None, task: TaskOption = None, task_option: TaskOptions = None, where: WhereOption = None,
-    limit: Annotated[int | None, typer.Option(help="At most N instances of the task (held-out ones included).")] = None,
+    limit: LimitOption = None,
     reward: Annotated[str | None, typer.Option(help="binary (ReFF's +-1), graded (the verdict's score) or gated "
                                                     "(format x quality).")] = None,
     quality_metric: Annotated[str | None, typer.Option(help="The quality value a gated reward reads.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="The task's completion budget in tokens.")] = None,
     setting: Annotated[str | None, typer.Option(help="ReFF's setting: tst, trn or trn-ft.")] = None,
     algorithm: Annotated[str | None, typer.Option(help="grpo or rloo.")] = None,
-    base: Annotated[str | None, typer.Option(help="smollm2, a GGUF, or a transformers checkpoint.")] = None,
-    steps: Annotated[int | None, typer.Option(help="Optimiser steps (default: one epoch).")] = None,
-    minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
+    base: BaseOption = None,
+    steps: StepsOption = None,
+    minutes: MinutesOption = None,
     generations: Annotated[int | None, typer.Option(help="Completions per prompt (the GRPO group).")] = None,
     prompts_per_step: Annotated[int | None, typer.Option(help="Prompts per optimiser step.")] = None,
-    lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,
+    lr: LearningRateOption = None,
     beta: Annotated[float | None, typer.Option(help="KL anchor weight (> 0).")] = None,
     lora_r: Annotated[int | None, typer.Option(help="LoRA rank (default 16).")] = None,
-    holdout: Annotated[float | None, typer.Option(help="Share of instances never trained on.")] = None,
-    seed: Annotated[int | None, typer.Option()] = None,
-    device: Annotated[str | None, typer.Option(help="auto, cpu or cuda.")] = None,
+    holdout: HoldoutOption = None,
+    seed: SeedOption = None,
+    device: DeviceOption = None,
     vllm: Annotated[bool | None, typer.Option("--vllm/--no-vllm", help="Rollouts with vLLM (a GPU).")] = None,
-    output: Annotated[Path | None, typer.Option("--out", help="Run directory (rerun to resume).")] = None,
+    output: OutOption = None,
 ) -> None:
     """Reinforce format faithfulness with the task's checker as reward (GRPO or RLOO, LoRA, KL anchor)."""
     cfg = _common(config, task, task_option, where, limit, reward, quality_metric, max_tokens, {
@@ -156,20 +166,13 @@ def rl_command(
 @app.command("sft")
 def sft_command(
     config: ConfigOption = None, task: TaskOption = None, task_option: TaskOptions = None, where: WhereOption = None,
-    limit: Annotated[int | None, typer.Option(help="At most N instances of the task (held-out ones included).")] = None,
-    base: Annotated[str | None, typer.Option(help="smollm2, a GGUF, or a transformers checkpoint.")] = None,
-    steps: Annotated[int | None, typer.Option(help="Optimiser steps (default: --epochs over the references).")] = None,
-    epochs: Annotated[float | None, typer.Option()] = None,
-    minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
-    lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,
-    holdout: Annotated[float | None, typer.Option(help="Share of instances never trained on.")] = None,
-    seed: Annotated[int | None, typer.Option()] = None,
-    device: Annotated[str | None, typer.Option(help="auto, cpu or cuda.")] = None,
-    output: Annotated[Path | None, typer.Option("--out", help="Run directory (rerun to resume).")] = None,
+    limit: LimitOption = None, base: BaseOption = None, steps: StepsOption = None, epochs: EpochsOption = None,
+    minutes: MinutesOption = None, lr: LearningRateOption = None, holdout: HoldoutOption = None,
+    seed: SeedOption = None, device: DeviceOption = None, output: OutOption = None,
 ) -> None:
     """Fine-tune on the training instances' references, loss on the answer only (the SFT baseline)."""
     cfg = _common(config, task, task_option, where, limit, None, None, None, {
-        "method": "sft", "setting": "trn" if config is None else None, "base": base, "max_steps": steps,
+        "method": "sft", "base": base, "max_steps": steps,
         "epochs": epochs, "minutes": minutes, "sft_learning_rate": lr, "holdout": holdout, "seed": seed,
         "device": device})
     _run(cfg, output)
@@ -178,22 +181,16 @@ def sft_command(
 @app.command("distill")
 def distill_command(
     config: ConfigOption = None, task: TaskOption = None, task_option: TaskOptions = None, where: WhereOption = None,
-    limit: Annotated[int | None, typer.Option(help="At most N instances of the task (held-out ones included).")] = None,
+    limit: LimitOption = None,
     reward: Annotated[str | None, typer.Option(help="gated also drops passing outputs with quality 0.")] = None,
     samples: Annotated[int | None, typer.Option(help="Constrained samples per training instance.")] = None,
-    base: Annotated[str | None, typer.Option(help="smollm2, a GGUF, or a transformers checkpoint.")] = None,
-    steps: Annotated[int | None, typer.Option(help="Optimiser steps (default: --epochs over kept outputs).")] = None,
-    epochs: Annotated[float | None, typer.Option()] = None,
-    minutes: Annotated[float | None, typer.Option(help="Stop after this much training time.")] = None,
-    lr: Annotated[float | None, typer.Option(help="Learning rate.")] = None,
-    holdout: Annotated[float | None, typer.Option(help="Share of instances never trained on.")] = None,
-    seed: Annotated[int | None, typer.Option()] = None,
-    device: Annotated[str | None, typer.Option(help="auto, cpu or cuda.")] = None,
-    output: Annotated[Path | None, typer.Option("--out", help="Run directory (rerun to resume).")] = None,
+    base: BaseOption = None, steps: StepsOption = None, epochs: EpochsOption = None, minutes: MinutesOption = None,
+    lr: LearningRateOption = None, holdout: HoldoutOption = None, seed: SeedOption = None,
+    device: DeviceOption = None, output: OutOption = None,
 ) -> None:
     """Generate with grammar constraints, keep what passes the checker, fine-tune on it."""
     cfg = _common(config, task, task_option, where, limit, reward, None, None, {
-        "method": "distill", "setting": "trn" if config is None else None, "base": base, "max_steps": steps,
+        "method": "distill", "base": base, "max_steps": steps,
         "epochs": epochs, "minutes": minutes, "sft_learning_rate": lr, "distill_samples": samples,
         "holdout": holdout, "seed": seed, "device": device})
     _run(cfg, output)

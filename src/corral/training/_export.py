@@ -10,30 +10,30 @@ import sys
 from pathlib import Path
 
 from ._config import TrainError
+from ._run import save_whole
 
 CONVERTER = "convert_hf_to_gguf.py"
 CONVERTER_VARIABLE = "CORRAL_GGUF_CONVERTER"
+
+
+def merge(run: Path, target: Path) -> Path:
+    """``run``'s base with its adapter merged in, saved as a plain checkpoint at ``target``."""
+    from corral.models import ModelError, adapter_dir, load_checkpoint
+
+    if adapter_dir(run) is None:
+        raise TrainError(f"{run} holds no trained adapter (train it first, or point at its directory)")
+    try:
+        model, tokenizer = load_checkpoint(run, merge=True)
+    except ModelError as exc:
+        raise TrainError(str(exc)) from None
+    return save_whole(model, tokenizer, target)
 
 
 def export(run: Path, out: Path | None = None, *, gguf: bool = False, outtype: str = "f16") -> Path:
     """Merge ``run``'s adapter into its base at ``out`` (default ``run/merged``); with ``gguf``, also convert it
     with llama.cpp's ``convert_hf_to_gguf.py`` (``$CORRAL_GGUF_CONVERTER`` or on PATH) to ``out/model.gguf``.
     Returns the checkpoint directory, or the GGUF file."""
-    from corral.models import ModelError, adapter_dir, load_checkpoint
-
-    if adapter_dir(run) is None:
-        raise TrainError(f"{run} holds no trained adapter (train it first, or point at its directory)")
-    target = out or run / "merged"
-    try:
-        model, tokenizer = load_checkpoint(run, merge=True)
-    except ModelError as exc:
-        raise TrainError(str(exc)) from None
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
+    target = merge(run, out or run / "merged")
     if not gguf:
         return target
     converter = os.environ.get(CONVERTER_VARIABLE) or shutil.which(CONVERTER)

@@ -75,7 +75,6 @@ class CheckerReward:
 
     parts: Sequence[TaskPart]
     decode: Callable[[Sequence[int]], str] | None = None
-    __name__: str = "checker"
     judgements: list[Judgement] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ._config import TrainConfig, TrainError, claim_run
 from ._data import TaskPart, build_mix, rl_rows
+from ._export import merge
 from ._model import base_checkpoint, device_defaults, lora_config
 from ._rewards import CheckerReward
 from ._run import (
@@ -130,21 +131,5 @@ def _fine_tuned_base(config: TrainConfig, run: Path, base: str, on_progress: Pro
 
     stage = config.model_copy(update={"method": "sft", "setting": "trn"})
     train_sft(stage, run / FT_STAGE, on_progress=on_progress)
-    merge_adapter(run / FT_STAGE, merged)
-    return merged
+    return merge(run / FT_STAGE, merged)
 
-
-def merge_adapter(run: Path, target: Path) -> Path:
-    """The run's base with its adapter merged in, saved as an ordinary checkpoint at ``target``."""
-    import shutil
-
-    from corral.models import load_checkpoint
-
-    model, tokenizer = load_checkpoint(run, merge=True)
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    return target

@@ -168,9 +168,14 @@ def train_guarded(trainer: Any, checkpoint: Path | None, run: Path) -> None:
 
 
 def save_adapter(model: Any, tokenizer: Any, run: Path) -> Path:
-    """The trained adapter and tokenizer in ``run/adapter``, replaced whole (never half written)."""
-    target = run / ADAPTER
-    partial = run / (ADAPTER + ".partial")
+    """The trained adapter and tokenizer in ``run/adapter``."""
+    return save_whole(model, tokenizer, run / ADAPTER)
+
+
+def save_whole(model: Any, tokenizer: Any, target: Path) -> Path:
+    """A model (or adapter) and its tokenizer saved at ``target``, replaced whole: written beside it first, so a
+    crash never leaves a half-written directory where a complete one was."""
+    partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
