@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from corral.grammars import Grammar, GrammarError
+from corral.grammars import Grammar, GrammarError, engine_limits
 
 from ._repeats import TokenTable
 
@@ -69,7 +69,7 @@ class MatcherFactory:
                 self._prototypes.move_to_end(grammar.hash)
         if proto is None:
             started = time.perf_counter()
-            proto = LLMatcher(self.tokenizer, grammar.llguidance(), log_level=0)
+            proto = LLMatcher(self.tokenizer, grammar.llguidance(), log_level=0, limits=engine_limits())
             self.stats.compile_seconds.append(time.perf_counter() - started)
             if proto.is_error():
                 raise GrammarError(f"grammar {grammar.description or grammar.hash} failed to compile: "

@@ -37,6 +37,8 @@ from corral.text import Level, get_profile
 
 from . import _regex as R
 from ._grammar import Grammar, GrammarError
+from ._lexicon import lexicon
+from ._words import Need, Terminals, Words, WordTest
 
 _BELOW = {Level.PASSAGE: Level.PARAGRAPH, Level.PARAGRAPH: Level.SENTENCE, Level.SENTENCE: Level.WORD,
           Level.WORD: Level.CHAR}
@@ -102,16 +104,93 @@ def _profile(name: str) -> _Profile:
 class _Terms:
     """Word and sentence scopes: a constraint on one unit becomes one terminal expression (exact in the shape)."""
 
-    def __init__(self, profile: _Profile, drops_period: bool) -> None:
+    def __init__(self, profile: _Profile, drops_period: bool, limits: Limits) -> None:
         self.profile = profile
         self.drops_period = drops_period  # a sentence unit's value lacks its final '.' (not so for the whole text)
         self.failures: list[tuple[str, str]] = []
+        self.limits = limits
+        self.terminals = Terminals()
+        self.lexicon = lexicon(profile.name)
+        self._words: dict[bool, Words] = {}
+        self.plain = False  # set while compiling a sentence part that reads the sentence's edges
+        self._tests: dict[Expr, WordTest] = {}
 
-    limits: Limits
+    def words(self, plain: bool | None = None) -> Words:
+        """The sentence expressions of the profile's lexicon (``plain``: the narrower edges, see ``Words``)."""
+        plain = self.plain if plain is None else plain
+        if plain not in self._words:
+            self._words[plain] = Words(self.lexicon, self.profile.no_final, self.terminals,
+                                       self.limits.sentence_words, plain)
+        return self._words[plain]
 
-    def sentence_shape(self) -> str:
-        """The shape of a sentence, with at most ``limits.sentence_words`` words."""
-        return R.sentence_shape(self.profile.no_final, self.limits.sentence_words)
+    def sentence(self, exprs: Iterable[Expr]) -> str:
+        """One sentence satisfying every part of ``exprs``, inside the shape.
+
+        The word-level parts (counts, positions, every word, words present) are gathered into one ``Need`` and
+        compiled as a single walk over the sentence's chunks; the rest (character counts, matches, ``or``,
+        ``not``) become expressions intersected with it."""
+        self.plain = False
+        need, others = Need(), []
+        for expr in _conjuncts(exprs):
+            try:
+                gathered = self._gather(need, expr)
+            except _Unsupported as exc:
+                self.failures.append((str(exc.expr), exc.reason))
+                continue
+            if gathered is None:
+                others.append(expr)
+            else:
+                need = gathered
+        parts = [self.term(e, Level.SENTENCE) for e in others]
+        walk = self.words().walk(need) if need != Need() else self.words().shape
+        self.plain = False
+        return R.both(walk, *parts)
+
+    def _gather(self, need: Need, expr: Expr) -> Need | None:
+        """``need`` with ``expr`` added, or None if ``expr`` is not a fact about the sentence's words."""
+        if isinstance(expr, ForEach) and _is_text(expr.of) and expr.level is Level.WORD:
+            test = self.word_test(expr.body)
+            if expr.quantifier is Quantifier.ALL:
+                return replace(need, every=_both_tests(need.every, test))
+            bounds = {Quantifier.ANY: (1, None), Quantifier.AT_LEAST: (expr.k, None),
+                      Quantifier.AT_MOST: (0, expr.k), Quantifier.EXACTLY: (expr.k, expr.k)}[expr.quantifier]
+            return replace(need, present=(*need.present, (test, *bounds)))  # type: ignore[arg-type]
+        if isinstance(expr, Count) and _is_text(expr.of) and expr.level is Level.WORD and \
+                expr.per in (None, Level.SENTENCE) and expr.rel is not Rel.NE:
+            lo, hi = _interval(expr.rel, expr.value)
+            if expr.string is None:
+                top = hi if need.hi is None else need.hi if hi is None else min(hi, need.hi)
+                return replace(need, lo=max(lo, need.lo), hi=top)
+            return replace(need, present=(*need.present, (self.word_test(_equals(expr)), lo, hi)))
+        if isinstance(expr, Count) and _is_text(expr.of) and expr.per is Level.WORD and expr.string is None \
+                and expr.level is Level.CHAR:
+            return replace(need, every=_both_tests(need.every, self.word_test(replace(expr, per=None))))
+        if isinstance(expr, Count | Match) and isinstance(expr.of, Pos) and not (isinstance(expr, Match)
+                                                                                and expr.rel is Rel.NE):
+            root, _ = _root(expr.of)
+            if _is_text(root.of) and root.level is Level.WORD:
+                test = self.word_test(_rebase(expr, root))
+                if root.index > 0:
+                    at = dict(need.at)
+                    at[root.index] = _both_tests(at.get(root.index), test)
+                    return replace(need, at=tuple(sorted(at.items())), lo=max(need.lo, root.index))
+                if root.index == -1:
+                    return replace(need, last=_both_tests(need.last, test), lo=max(need.lo, 1))
+        return None
+
+    def word_test(self, expr: Expr) -> WordTest:
+        """Which word tokens satisfy ``expr`` (a word-level part): a regex over a word's text, and the values of
+        the fixed tokens (quotes, dashes, clitics) that pass, asked of the checker itself."""
+        found = self._tests.get(expr)
+        if found is None:
+            regex = self._term(expr, Level.WORD)
+            constraint_of = _word_constraint(expr, self.profile.name)
+            values = frozenset(v for v in self.lexicon.fixed_values if check(constraint_of, v).passed)
+            equals = None
+            if isinstance(expr, Match) and _is_text(expr.of) and expr.rel is Rel.EQ and not expr.case_sensitive:
+                equals = self.profile.normalize(expr.value, False)
+            found = self._tests[expr] = self.words().test(regex, values, equals)
+        return found
 
     def term(self, expr: Expr, scope: Level) -> str:
         try:
@@ -139,23 +218,22 @@ class _Terms:
 
     def _and(self, expr: And, scope: Level) -> str:
         """Parts that constrain every word of a sentence are fused into one pass over its words."""
-        every_word: list[str] = []
+        every_word: list[WordTest] = []
         rest: list[str] = []
         for part in expr.parts:
             if scope is Level.SENTENCE and isinstance(part, ForEach) and part.quantifier is Quantifier.ALL \
                     and part.level is Level.WORD and _is_text(part.of):
-                every_word.append(self.term(part.body, Level.WORD))
+                every_word.append(self.word_test(part.body))
             elif scope is Level.SENTENCE and isinstance(part, Count) and _is_text(part.of) and part.string \
-                    and part.level is Level.WORD and _absent(part) and \
-                    _LETTERS.fullmatch(self.profile.normalize(part.string, part.case_sensitive)):
-                target = self.profile.normalize(part.string, part.case_sensitive)
-                every_word.append(R.neg(R.ci(target, part.case_sensitive)))
+                    and part.level is Level.WORD and _absent(part):
+                every_word.append(self.words().negate(self.word_test(_equals(part))))
             else:
                 rest.append(self.term(part, scope))
-        if len(every_word) > 1:
-            rest.append(R.every_run(R.both(*every_word)))
-        elif every_word:
-            rest.append(R.every_run(every_word[0]))
+        if every_word:
+            words = self.words()
+            regex = R.both(*(t.regex for t in every_word))
+            values = frozenset.intersection(*(t.values for t in every_word))
+            rest.append(words.exactly(words.negate(WordTest(regex, values)), 0))
         return R.both(*rest)
 
     # counts --------------------------------------------------------------------------------------
@@ -172,8 +250,7 @@ class _Terms:
         if node.string is None and (node.level is Level.CHAR or (node.level is Level.WORD and scope is Level.SENTENCE)):
             return self._between(node, scope)
         if node.string is not None and node.level is Level.WORD and scope is Level.SENTENCE and _absent(node):
-            target = self.profile.normalize(node.string, node.case_sensitive)
-            return R.every_run(R.neg(R.ci(target, node.case_sensitive))) if _LETTERS.fullmatch(target) else R.ANY
+            return self.words().exactly(self.word_test(_equals(node)), 0)
 
         def at_least(k: int) -> str:
             return self._at_least(node, scope, k)
@@ -197,16 +274,14 @@ class _Terms:
         lo = max(lo, 0)
         if node.level is Level.WORD:
             def between(a: int, b: int | None) -> str:
-                if b is not None and b < max(a, 1):
-                    return R.NOTHING
-                return R.rx(f"([^ ]* ){{{max(a, 1) - 1},{'' if b is None else b - 1}}}[^ ]*")
+                return self.words().between(None, a, b)
         else:
-            extra = 1 if scope is Level.SENTENCE and self.drops_period else 0
+            drops = scope is Level.SENTENCE and self.drops_period
 
             def between(a: int, b: int | None) -> str:
                 if b is not None and b < a:
                     return R.NOTHING
-                return R.rx(f".{{{a + extra},{'' if b is None else b + extra}}}")
+                return _chars(f"{a},{'' if b is None else b}", drops)
         if node.rel is Rel.NE:
             return R.alt(between(0, v - 1), between(v + 1, None)) if v > 0 else between(v + 1, None)
         return between(lo, hi)
@@ -217,19 +292,18 @@ class _Terms:
         if node.string is not None:
             target = self.profile.normalize(node.string, node.case_sensitive)
             if node.level is Level.WORD:
-                if not _LETTERS.fullmatch(target):
-                    return R.NOTHING  # no word of the shape can equal it
-                return R.at_least_runs(R.ci(target, node.case_sensitive), k)
+                if scope is not Level.SENTENCE:
+                    raise _Unsupported(node, f"counting words {node.string!r} inside a {scope}")
+                return self.words().at_least(self.word_test(_equals(node)), k)
             if node.level is Level.CHAR and len(target) == 1 and target.isascii() and target.isalpha():
                 letter = R.case_pattern(target, node.case_sensitive)
                 other = "[^" + letter[1:-1] + "]" if letter.startswith("[") else f"[^{letter}]"
                 return R.rx(f"({other}*{letter}){{{k}}}.*")
             raise _Unsupported(node, f"counting {node.level} {node.string!r} inside a {scope}")
         if node.level is Level.WORD and scope is Level.SENTENCE:
-            return R.rx(f"([^ ]* ){{{k - 1}}}.*")
+            return self.words().at_least(None, k)
         if node.level is Level.CHAR:
-            extra = 1 if scope is Level.SENTENCE and self.drops_period else 0
-            return R.rx(f".{{{k + extra},}}")
+            return _chars(f"{k},", scope is Level.SENTENCE and self.drops_period)
         raise _Unsupported(node, f"counting {node.level.plural} inside a {scope}")
 
     # matches -------------------------------------------------------------------------------------
@@ -237,12 +311,12 @@ class _Terms:
         target = self.profile.normalize(node.value, node.case_sensitive)
         t = R.ci(target, node.case_sensitive)
         if scope is Level.WORD:
-            if not _LETTERS.fullmatch(target) and node.rel is Rel.EQ:
-                return R.NOTHING
+            # relative to a word token, whose ends are letters or digits: its value is its text
             shapes = {Rel.EQ: t, Rel.CONTAINS: R.seq(R.ANY, t, R.ANY), Rel.STARTSWITH: R.seq(t, R.ANY),
                       Rel.ENDSWITH: R.seq(R.ANY, t)}
-            return R.both(shapes[node.rel], R.LETTERS)
+            return shapes[node.rel]
         if scope is Level.SENTENCE:
+            self.plain = True  # the sentence's own edges are read: no openers, a bare final period
             shapes = {Rel.EQ: R.seq(t, '"."'), Rel.CONTAINS: R.seq(R.ANY, t, R.ANY),
                       Rel.STARTSWITH: R.seq(t, R.ANY), Rel.ENDSWITH: R.seq(R.ANY, t, '"."')}
             return shapes[node.rel]
@@ -260,16 +334,14 @@ class _Terms:
             raise _Unsupported(node, "a selector that does not start from the text")
         i = root.index
         if root.level is Level.WORD and scope is Level.SENTENCE:
-            inner = R.both(self._term(_rebase(node, root), Level.WORD), R.LETTERS)
-            if i > 0:
-                return R.seq(R.rx(f"([A-Za-z]+[^A-Za-z]+){{{i - 1}}}"), inner, R.alt('""', R.seq(R.NON_LETTER, R.ANY)))
-            after = R.rx(f"([^A-Za-z]+[A-Za-z]+){{{-i - 1}}}[^A-Za-z]*")
-            return R.seq(R.alt('""', R.seq(R.ANY, R.NON_LETTER)), inner, after)
+            return self.words().word_at(i, self.word_test(_rebase(node, root)))
         in_unit = scope in (Level.WORD, Level.SENTENCE)
         if root.level is Level.CHAR and in_unit and chain == 1 and isinstance(node, Match):
             char = self._char(node)
             if i > 0:
                 return R.seq(R.rx(f".{{{i - 1}}}"), char, R.ANY)
+            if scope is Level.SENTENCE:
+                self.plain = True  # counted from the end: the sentence must end with a bare period
             tail = -i - 1 + (1 if scope is Level.SENTENCE and self.drops_period else 0)
             return R.seq(R.ANY, char, R.rx(f".{{{tail}}}"))
         raise _Unsupported(node, f"selecting a {root.level} inside a {scope}")
@@ -290,17 +362,56 @@ class _Terms:
             return R.neg(body) if holds_if_false else R.NOTHING
         if not (node.level is Level.WORD and scope is Level.SENTENCE):
             raise _Unsupported(node, f"a for-each over {node.level.plural} inside a {scope}")
-        inner = self._term(node.body, Level.WORD)
+        test = self.word_test(node.body)
+        words = self.words()
         q, k = node.quantifier, node.k or 0
         if q is Quantifier.ALL:
-            return R.every_run(inner)
+            return words.exactly(words.negate(test), 0)
         if q is Quantifier.ANY:
-            return R.at_least_runs(inner, 1)
+            return words.at_least(test, 1)
         if q is Quantifier.AT_LEAST:
-            return R.at_least_runs(inner, k)
+            return words.at_least(test, k)
         if q is Quantifier.AT_MOST:
-            return R.neg(R.at_least_runs(inner, k + 1))
-        return R.both(R.at_least_runs(inner, k), R.neg(R.at_least_runs(inner, k + 1)))
+            return words.between(test, 0, k)
+        return words.exactly(test, k)
+
+
+def _conjuncts(exprs: Iterable[Expr]) -> list[Expr]:
+    """``exprs`` with every ``and`` flattened into its parts."""
+    out: list[Expr] = []
+    for expr in exprs:
+        out += _conjuncts(expr.parts) if isinstance(expr, And) else [expr]
+    return out
+
+
+def _interval(rel: Rel, value: int) -> tuple[int, int | None]:
+    """The counts ``n`` with ``n rel value`` (not ``!=``), as (lo, hi); hi None: no limit."""
+    return {Rel.EQ: (value, value), Rel.GE: (value, None), Rel.GT: (value + 1, None), Rel.LE: (0, value),
+            Rel.LT: (0, value - 1)}[rel]
+
+
+def _both_tests(a: WordTest | None, b: WordTest) -> WordTest:
+    if a is None:
+        return b
+    return WordTest(R.both(a.regex, b.regex), a.values & b.values, a.equals or b.equals)
+
+
+def _equals(node: Count) -> Match:
+    """The word-level test "this word is ``node.string``"."""
+    assert node.string is not None
+    return Match(TextRef(), Rel.EQ, node.string, node.case_sensitive)
+
+
+def _word_constraint(expr: Expr, profile: str) -> Constraint:
+    return Constraint(expr, Level.WORD, profile)
+
+
+def _chars(interval: str, drops_period: bool) -> str:
+    """Texts of ``interval`` characters (``"a,b"``, ``"a,"``); with ``drops_period`` the unit's value lacks a
+    final period, so a text ending in one has one character more."""
+    if not drops_period:
+        return R.rx(f".{{{interval}}}")
+    return R.alt(R.seq(R.rx(f".{{{interval}}}"), R.lit(".")), R.both(R.rx(f".{{{interval}}}"), R.rx(r"(.*[^.])?")))
 
 
 def _absent(node: Count) -> bool:
@@ -510,7 +621,7 @@ class _Structure:
             elif rest and not check(Constraint(_and(rest), Level.SENTENCE, profile), emitted).passed:
                 self.terms.failures.append((str(fixed[0]), "the fixed sentence cannot meet the other parts"))
             return R.lit(emitted)
-        return R.both(self.terms.sentence_shape(), *(self.terms.term(e, Level.SENTENCE) for e in exprs))
+        return self.terms.sentence(exprs)
 
     def _sequence(self, plan: _Plan, scope: Level) -> str:
         child = _BELOW[scope]
@@ -632,16 +743,16 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
     """The Lark source for ``constraint`` and the parts that could not be compiled."""
     profile = _profile(constraint.profile)
     level = constraint.level or Level.PASSAGE
-    terms = _Terms(profile, drops_period=profile.sentence_drops_period and level.rank > Level.SENTENCE.rank)
-    terms.limits = limits = limits.fit(_largest(constraint.body))
+    limits = limits.fit(_largest(constraint.body))
+    terms = _Terms(profile, profile.sentence_drops_period and level.rank > Level.SENTENCE.rank, limits)
     if level is Level.CHAR:
         return _Compiled("", [(str(constraint.body), "a single-character text has no grammar")])
     if level is Level.WORD:
         text = R.both(R.WORD, R.rx(f".{{1,{limits.word_chars}}}"), terms.term(constraint.body, Level.WORD))
         return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
     if level is Level.SENTENCE:
-        text = R.both(terms.sentence_shape(), terms.term(constraint.body, Level.SENTENCE))
-        return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
+        text = terms.sentence((constraint.body,))
+        return _Compiled(f"start: TEXT\nTEXT: {text}\n{terms.terminals.lark()}", terms.failures)
     structure = _Structure(terms)
     try:
         top = structure.rule((constraint.body,), level)
@@ -649,7 +760,7 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
         terms.failures.append((str(exc.expr), exc.reason))
         return _Compiled("", terms.failures)
     rules = "\n".join(f"{name}: {body}" for name, body in structure.rules.items())
-    return _Compiled(f"start: {top}\n{rules}\n", terms.failures)
+    return _Compiled(f"start: {top}\n{rules}\n{terms.terminals.lark()}", terms.failures)
 
 
 def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limits = Limits()) -> Grammar:

@@ -21,7 +21,21 @@ GrammarFormat = Literal["lark", "json_schema", "regex"]
 MAX_GRAMMAR_CHARS = 1_000_000
 """Grammars are untrusted input too: beyond this size they are refused rather than compiled."""
 
+LEXER_FUEL = 20_000_000
+"""The engine's budget for building a grammar's lexer (llguidance's default is 1,000,000, about 20 ms).
 
+Compiled constraints intersect sentence expressions that count words along chunks; deciding whether such an
+intersection is empty costs more than the default allows, and 20 times it is still well under a second. Each
+decoding step keeps llguidance's own budget (``STEP_FUEL``): a step that needs more is an error, never a hang."""
+
+STEP_FUEL = 2_000_000
+
+
+def engine_limits():  # -> llguidance.LLParserLimits
+    """The limits every matcher Corral makes is given (see ``LEXER_FUEL``)."""
+    from llguidance import LLParserLimits
+
+    return LLParserLimits(initial_lexer_fuel=LEXER_FUEL, step_lexer_fuel=STEP_FUEL)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ._grammar import Grammar
+from ._grammar import Grammar, engine_limits
 
 EOS = 256
 
@@ -39,7 +39,7 @@ def byte_tokenizer():  # -> llguidance.LLTokenizer
 def _matcher(grammar: Grammar):
     from llguidance import LLMatcher
 
-    matcher = LLMatcher(byte_tokenizer(), grammar.llguidance(), log_level=0)
+    matcher = LLMatcher(byte_tokenizer(), grammar.llguidance(), log_level=0, limits=engine_limits())
     if matcher.is_error():
         raise ValueError(matcher.get_error())
     return matcher
@@ -75,20 +75,32 @@ _LETTERS = [ord(c) for c in "etaoinshrdlu"]
 
 
 def _preference(text: bytes, after_chunk: bool = False) -> list[int]:
-    """Bytes to try first: end as soon as allowed, words of about three letters, then spaces and periods."""
+    """Bytes to try first: end as soon as allowed, words of about three letters, then a space (a period may join
+    the parts of one word, ``U.S``, so it comes after), a period, a line break."""
     run = len(text) - len(text.rstrip(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
     letters = [_LETTERS[(len(text) + i) % len(_LETTERS)] for i in range(len(_LETTERS))]
     if run < 3 and not after_chunk:
         return [EOS, *letters, ord("."), ord(" "), ord("\n")]
-    return [EOS, ord("."), ord(" "), ord("\n"), *letters]
+    return [EOS, ord(" "), ord("."), ord("\n"), *letters]
+
+
+_PLAIN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,.\n") | {EOS}
 
 
 def witness(grammar: Grammar, hints: tuple[str, ...] = (), budget: int = 20_000, max_bytes: int = 4_000) -> str | None:
     """A text of ``grammar`` (depth-first, backtracking on dead ends), or None if none was found in ``budget``.
 
     ``hints`` are strings worth trying whole at each step (the constraint's own words and sentences): a
-    byte-by-byte search would almost never spell a required word.
+    byte-by-byte search would almost never spell a required word. The search first keeps to letters, spaces,
+    commas, periods and line breaks, where a grammar of natural text has the fewest dead ends, and only then
+    tries every byte.
     """
+    found = _search(grammar, hints, budget // 2, max_bytes, _PLAIN_BYTES)
+    return found if found is not None else _search(grammar, hints, budget // 2, max_bytes, None)
+
+
+def _search(grammar: Grammar, hints: tuple[str, ...], budget: int, max_bytes: int,
+            alphabet: frozenset[int] | None) -> str | None:
     matcher = _matcher(grammar)
     chunks = [h.encode() for h in dict.fromkeys(hints) if h]
     out = bytearray()
@@ -99,6 +111,8 @@ def witness(grammar: Grammar, hints: tuple[str, ...] = (), budget: int = 20_000,
         steps += 1
         if len(stack) == len(taken):
             allowed = set(_allowed(matcher))
+            if alphabet is not None:
+                allowed &= alphabet
             at_start = not out or not chr(out[-1]).isalpha()
             first = [c for c in chunks if at_start and c[0] in allowed and c not in out]
             after_chunk = bool(taken) and taken[-1] > 1
