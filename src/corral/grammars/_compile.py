@@ -124,27 +124,15 @@ class _Terms:
         return self._words[plain]
 
     def sentence(self, exprs: Iterable[Expr]) -> str:
-        """One sentence satisfying every part of ``exprs``, inside the shape.
-
-        The word-level parts (counts, positions, every word, words present) are gathered into one ``Need`` and
-        compiled as a single walk over the sentence's chunks; the rest (character counts, matches, ``or``,
-        ``not``) become expressions intersected with it."""
+        """One sentence satisfying every part of ``exprs``, inside the shape (see ``_conjunction``)."""
         self.plain = False
-        need, others = Need(), []
-        for expr in _conjuncts(exprs):
-            try:
-                gathered = self._gather(need, expr)
-            except _Unsupported as exc:
-                self.failures.append((str(exc.expr), exc.reason))
-                continue
-            if gathered is None:
-                others.append(expr)
-            else:
-                need = gathered
-        parts = [self.term(e, Level.SENTENCE) for e in others]
-        walk = self.words().walk(need) if need != Need() else self.words().shape
+        try:
+            found = self._conjunction(exprs)
+        except _Unsupported as exc:
+            self.failures.append((str(exc.expr), exc.reason))
+            found = R.ANY
         self.plain = False
-        return R.both(walk, *parts)
+        return found
 
     def _gather(self, need: Need, expr: Expr) -> Need | None:
         """``need`` with ``expr`` added, or None if ``expr`` is not a fact about the sentence's words."""
@@ -200,8 +188,15 @@ class _Terms:
             return R.ANY
 
     def _term(self, expr: Expr, scope: Level) -> str:
+        if scope is Level.SENTENCE:
+            if isinstance(expr, And):
+                return self._conjunction(expr.parts)
+            if isinstance(expr, Not):
+                return self._negation(expr.part)
+            if isinstance(expr, Match) and expr.rel is Rel.NE and not _is_text(expr.of):
+                return self._negation(replace(expr, rel=Rel.EQ))
         if isinstance(expr, And):
-            return self._and(expr, scope)
+            return R.both(*(self.term(p, scope) for p in expr.parts))
         if isinstance(expr, Or):
             return R.alt(*(self.term(p, scope) for p in expr.parts))
         if isinstance(expr, Not):
@@ -216,25 +211,55 @@ class _Terms:
             return self._positional(expr, scope)
         raise _Unsupported(expr, f"the {expr.kind} kind has no grammar compiler")
 
-    def _and(self, expr: And, scope: Level) -> str:
-        """Parts that constrain every word of a sentence are fused into one pass over its words."""
-        every_word: list[WordTest] = []
-        rest: list[str] = []
-        for part in expr.parts:
-            if scope is Level.SENTENCE and isinstance(part, ForEach) and part.quantifier is Quantifier.ALL \
-                    and part.level is Level.WORD and _is_text(part.of):
-                every_word.append(self.word_test(part.body))
-            elif scope is Level.SENTENCE and isinstance(part, Count) and _is_text(part.of) and part.string \
-                    and part.level is Level.WORD and _absent(part):
-                every_word.append(self.words().negate(self.word_test(_equals(part))))
+    def _conjunction(self, exprs: Iterable[Expr]) -> str:
+        """Sentences satisfying every part: the word-level parts (counts, positions, every word, words present)
+        are gathered into one ``Need`` and compiled as a single walk over the chunks; the rest (character counts,
+        matches, ``or``) become expressions intersected with it. The walk is the sentence shape itself when
+        nothing is gathered, so the result always lies inside the shape."""
+        need, others = Need(), []
+        for expr in _conjuncts(exprs):
+            gathered = self._gather(need, expr)
+            if gathered is None:
+                others.append(expr)
             else:
-                rest.append(self.term(part, scope))
-        if every_word:
+                need = gathered
+        parts = [self._term(e, Level.SENTENCE) for e in others]
+        if need == Need() and len(others) == 1 and _shaped(others[0]):
+            return parts[0]  # already inside the shape: intersecting two walks costs the engine dearly
+        return R.both(self.words().walk(need), *parts)
+
+    def _negation(self, expr: Expr) -> str:
+        """Sentences where ``expr`` fails: the negation pushed inwards (De Morgan, negated counts, the other
+        words of a position) so that no large expression is complemented; what cannot be pushed is."""
+        if isinstance(expr, Not):
+            return self._term(expr.part, Level.SENTENCE)
+        if isinstance(expr, And):
+            return R.alt(*(self._negation(p) for p in expr.parts))
+        if isinstance(expr, Or):
+            return self._conjunction([Not(p) for p in expr.parts])
+        if isinstance(expr, Count) and _is_text(expr.of):
+            return self._term(replace(expr, rel=_NEGATED[expr.rel]), Level.SENTENCE)
+        if isinstance(expr, ForEach) and _is_text(expr.of) and expr.level is Level.WORD:
             words = self.words()
-            regex = R.both(*(t.regex for t in every_word))
-            values = frozenset.intersection(*(t.values for t in every_word))
-            rest.append(words.exactly(words.negate(WordTest(regex, values)), 0))
-        return R.both(*rest)
+            test = self.word_test(expr.body)
+            q, k = expr.quantifier, expr.k or 0
+            if q is Quantifier.ALL:
+                return words.at_least(words.negate(test), 1)
+            if q is Quantifier.ANY:
+                return words.exactly(test, 0)
+            if q is Quantifier.AT_LEAST:
+                return words.between(test, 0, k - 1)
+            if q is Quantifier.AT_MOST:
+                return words.at_least(test, k + 1)
+            return R.alt(words.between(test, 0, k - 1), words.at_least(test, k + 1))
+        if isinstance(expr, Count | Match) and isinstance(expr.of, Pos):
+            root, _ = _root(expr.of)
+            if _is_text(root.of) and root.level is Level.WORD:
+                # the word is there and fails, or there is no such word
+                words = self.words()
+                failing = words.word_at(root.index, words.negate(self.word_test(_rebase(expr, root))))
+                return R.alt(failing, words.between(None, 0, abs(root.index) - 1))
+        return R.neg(self._term(expr, Level.SENTENCE))
 
     # counts --------------------------------------------------------------------------------------
     def _count(self, node: Count, scope: Level) -> str:
@@ -251,6 +276,12 @@ class _Terms:
             return self._between(node, scope)
         if node.string is not None and node.level is Level.WORD and scope is Level.SENTENCE and _absent(node):
             return self.words().exactly(self.word_test(_equals(node)), 0)
+
+        if node.string is not None and node.level is Level.WORD and scope is Level.SENTENCE:
+            test, words = self.word_test(_equals(node)), self.words()
+            if rel is Rel.NE:
+                return R.alt(words.between(test, 0, v - 1), words.between(test, v + 1, None))
+            return words.between(test, *_interval(rel, v))
 
         def at_least(k: int) -> str:
             return self._at_least(node, scope, k)
@@ -374,6 +405,30 @@ class _Terms:
         if q is Quantifier.AT_MOST:
             return words.between(test, 0, k)
         return words.exactly(test, k)
+
+
+def _word_fact(expr: Expr) -> bool:
+    """Whether ``expr`` (at the sentence level) compiles to a walk or count over the chunks, which lies inside
+    the sentence shape."""
+    if isinstance(expr, ForEach):
+        return _is_text(expr.of) and expr.level is Level.WORD
+    if isinstance(expr, Count) and _is_text(expr.of):
+        return expr.level is Level.WORD and expr.per in (None, Level.SENTENCE)
+    if isinstance(expr, Count | Match) and isinstance(expr.of, Pos):
+        root, _ = _root(expr.of)
+        return _is_text(root.of) and root.level is Level.WORD
+    return False
+
+
+def _shaped(expr: Expr) -> bool:
+    """Whether the sentence-level compilation of ``expr`` lies inside the shape by construction."""
+    if isinstance(expr, And):
+        return True
+    if isinstance(expr, Or):
+        return all(_shaped(p) for p in expr.parts)
+    if isinstance(expr, Not):
+        return isinstance(expr.part, Or) or _word_fact(expr.part)
+    return _word_fact(expr)
 
 
 def _conjuncts(exprs: Iterable[Expr]) -> list[Expr]:
@@ -710,9 +765,9 @@ class Limits:
     (a sentence that must have 60 words may have up to 60 + ``slack``)."""
 
     word_chars: int = 20
-    sentence_words: int = 25
-    paragraph_sentences: int = 4
-    passage_paragraphs: int = 4
+    sentence_words: int = 64
+    paragraph_sentences: int = 12
+    passage_paragraphs: int = 6
     slack: int = 2
 
     def fit(self, largest: int) -> Limits:

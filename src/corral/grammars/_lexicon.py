@@ -20,8 +20,10 @@ this model and compares the profile's words and sentences with the model's):
 * ``collie-v1`` (Treebank words, untrained Punkt): quotes are words (``"`` opens as ````` `` ````` and closes as
   ``''``; ``“ ” ‘ ’`` are themselves), so are the dashes ``— – --``; ``'s n't 'll ...`` are words of their own;
   ``( ) , ; : $ % & -`` are not words.
-* ``default`` (its own word rules, syntok sentences): quotes, brackets and dashes are never words; a contraction
-  is one word (``don't``, ``it’s``); ``$5`` and ``50%`` are words with their signs; ``A/B`` is two words.
+* ``default`` (its own word rules, syntok sentences): quotes and dashes are never words; a contraction is one
+  word (``don't``, ``it’s``); ``A/B`` is two words. Brackets are left out (syntok ends a sentence before an
+  unclosed one), and so are ``$5`` and ``50%`` (their signs are stripped when strings are compared, so the
+  value would not be the text).
 
 Forms left out of the shape (the recall benchmark counts what they cost): sentences that start with a
 lowercase letter or a digit, ellipses, a period inside a sentence after a word (``Mr.``, ``U.S.``), words
@@ -126,15 +128,18 @@ COLLIE_V1 = Lexicon(
 # word's value would not be its text: they are left out of the shape.
 _DEFAULT_WORD = _segment("'’.-")
 
+# No brackets: syntok ends a sentence before an opening bracket that is not closed ("Aa (bb." is two), and
+# pairing brackets is beyond a chunk.
 DEFAULT = Lexicon(
     profile="default",
     word=_DEFAULT_WORD,
-    openers=(Token('"'), Token("“"), Token("‘"), Token("("), Token("[")),
-    closers=(Token(","), Token(";"), Token(":"), Token(")"), Token("]"), Token('"'), Token("”"), Token("’")),
+    openers=(Token('"'), Token("“"), Token("‘")),
+    # no ";": syntok ends a sentence at one followed by a quote (';" — next')
+    closers=(Token(","), Token(":"), Token('"'), Token("”"), Token("’")),
     glue=(Token("—"), Token("–"), Token("--"), Token("/")),
     clitics=(),
     alone=(Token("—"), Token("–"), Token("--"), Token("-"), Token("&")),
-    after_end=(Token('"'), Token("”"), Token("’"), Token(")")),
+    after_end=(Token('"'), Token("”"), Token("’")),
 )
 
 LEXICONS = {lex.profile: lex for lex in (COLLIE_V1, DEFAULT)}

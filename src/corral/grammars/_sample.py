@@ -75,12 +75,20 @@ _LETTERS = [ord(c) for c in "etaoinshrdlu"]
 
 
 def _preference(text: bytes, after_chunk: bool = False) -> list[int]:
-    """Bytes to try first: end as soon as allowed, words of about three letters, then a space (a period may join
-    the parts of one word, ``U.S``, so it comes after), a period, a line break."""
+    """Bytes to try first: end as soon as allowed, words of about three letters, sentences of about five words;
+    after a period a space (a period may also join the parts of one word, ``U.S``), after a space a letter."""
     run = len(text) - len(text.rstrip(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
     letters = [_LETTERS[(len(text) + i) % len(_LETTERS)] for i in range(len(_LETTERS))]
+    capitals = [c - 32 for c in letters]
+    if text[-1:] in (b".", b"!", b"?"):
+        return [EOS, ord(" "), ord("\n"), *capitals, *letters]
+    if text[-1:] in (b" ", b"\n", b""):
+        return [*letters, *capitals]
     if run < 3 and not after_chunk:
         return [EOS, *letters, ord("."), ord(" "), ord("\n")]
+    sentence = text[max(text.rfind(b"."), text.rfind(b"\n")) + 1:]
+    if sentence.count(b" ") >= 4:
+        return [EOS, ord("."), ord(" "), ord("\n"), *letters]
     return [EOS, ord(" "), ord("."), ord("\n"), *letters]
 
 
@@ -95,8 +103,25 @@ def witness(grammar: Grammar, hints: tuple[str, ...] = (), budget: int = 20_000,
     commas, periods and line breaks, where a grammar of natural text has the fewest dead ends, and only then
     tries every byte.
     """
+    for candidate in _candidates(hints):
+        if accepts(grammar, candidate):
+            return candidate
     found = _search(grammar, hints, budget // 2, max_bytes, _PLAIN_BYTES)
     return found if found is not None else _search(grammar, hints, budget // 2, max_bytes, None)
+
+
+def _candidates(hints: tuple[str, ...]) -> list[str]:
+    """Sentences made of the hints' words, tried whole before any search (a text that must hold several given
+    words is found at once)."""
+    words: dict[str, str] = {}
+    for hint in hints:
+        if hint and " " not in hint and hint.strip(".") == hint:
+            words.setdefault(hint.lower(), hint)
+    if not words:
+        return []
+    body = " ".join(words.values())
+    first = body[:1].upper() + body[1:]
+    return [f"{first}.", f"The {body} thing.", f"{first} thing."]
 
 
 def _search(grammar: Grammar, hints: tuple[str, ...], budget: int, max_bytes: int,

@@ -102,9 +102,10 @@ def _not_words(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
     return tuple(t for t in tokens if t.value is None)
 
 
-def _bracketed(tokens: tuple[Token, ...], most: int) -> list[_Template]:
-    """Runs of non-word tokens with 0..``most`` word-making tokens among them."""
-    zero = _Text(_run(_not_words(tokens)))
+def _bracketed(tokens: tuple[Token, ...], most: int, free: int | None = None) -> list[_Template]:
+    """Runs of non-word tokens (at most ``free`` in a row; None: any) with 0..``most`` word-making tokens."""
+    others = _not_words(tokens)
+    zero = _Text(_run(others) if free is None or not others else R.rep(_lits(others), 0, free))
     weighted = _words_of(tokens)
     out: list[_Template] = [(zero,)]
     if weighted:
@@ -239,7 +240,7 @@ class Words:
         if plain:
             final = [(_Text(R.lit(".")),)]
         else:
-            after = _bracketed(lex.after_end, lex.max_after)
+            after = _bracketed(lex.after_end, lex.max_after, free=1)  # syntok reads '."" Next' as one sentence
             ends = _Text(_lits(lex.ends))
             final = [(*c, ends, *a) for c in closing for a in after]
 
@@ -252,7 +253,9 @@ class Words:
                 for joints in _products(glues, g):
                     items: list[_Item] = []
                     for k in range(g + 1):
-                        variant = ("first" if first and k == 0 else "") + ("last" if last and k == g else "")
+                        # no period in any word of the last chunk: syntok does not end "Aa.a—bb." there
+                        variant = ("first" if first and k == 0 else "") + \
+                            ("last" if last and k == g else "nodot" if last else "")
                         items.append(_Word(variant))
                         if k < g:
                             items.append(joints[k])
@@ -286,6 +289,8 @@ class Words:
             parts = [self.lex.word]
             if "first" in variant:
                 parts.append(R.rx(f"[{UPPER}].*"))
+            if "nodot" in variant:
+                parts.append(R.neg(R.rx(r".*\..*")))
             if "last" in variant:
                 parts += [R.rx(f".*[{ALNUM}][{ALNUM}]"), R.neg(R.rx(r".*\..*"))]
                 if self.no_final:
@@ -298,9 +303,16 @@ class Words:
 
     def walk(self, need: Need) -> str:
         """Sentences whose words meet ``need``, as one walk over the chunks (no intersection)."""
+        if need.hi is None and need.lo == 0 and not need.at:
+            # no count of words asked: the walk need not follow one, a cheap bound on the chunks keeps it finite
+            return R.both(_Walk(self, need).sentence(), self._bound)
         capped = need if need.hi is not None and need.hi <= self.max_chunks else \
             replace(need, hi=max(self.max_chunks, need.lo))
         return _Walk(self, capped).sentence()
+
+    @cached_property
+    def _bound(self) -> str:
+        return R.rx(f"[^ ]+( [^ ]+){{0,{self.max_chunks - 1}}}")
 
     def negate(self, test: WordTest) -> WordTest:
         return WordTest(R.neg(test.regex), self.all_values - test.values)
@@ -310,8 +322,7 @@ class Words:
     def shape(self) -> str:
         """Every sentence of the shape (at most ``max_chunks`` chunks)."""
         many = R.seq(self.first.any, R.rep(R.seq(SPACE, self.middle.any), 0, None), SPACE, self.last.any)
-        bound = R.rx(f"[^ ]+( [^ ]+){{0,{self.max_chunks - 1}}}")
-        return self.terminals.name(R.both(R.alt(self.single.any, many), bound))
+        return self.terminals.name(R.both(R.alt(self.single.any, many), self._bound))
 
     @cached_property
     def _middles(self) -> str:
@@ -450,7 +461,6 @@ class _Walk:
         top = max([need.lo, *(k for k in self.at)], default=0)
         self.cap_j = need.hi + 1 if need.hi is not None else top
         self._memo: dict[tuple, object] = {}
-        self.name = f"W{id(self) % 100000}_"
 
     # states ----------------------------------------------------------------------------------
     def _alive(self, j: int, counts: tuple[int, ...]) -> bool:

@@ -1,0 +1,171 @@
+"""The lexical model the constraint compiler relies on agrees with the profiles themselves.
+
+Texts are drawn from the model (``corral.grammars._lexicon``): chunks of openers, words, glue, clitics and
+closers, sentences ending in a mark. The model says which words and how many sentences each text has; the
+profile's own ``split`` must say the same, and the compiled shape must accept the text.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from corral.grammars import Grammar, accepts
+from corral.grammars._compile import _profile
+from corral.grammars._lexicon import LEXICONS, Lexicon, Token, lexicon
+from corral.grammars._words import Terminals, Words
+from corral.text import Level, get_profile
+
+PROFILES = sorted(LEXICONS)
+LOWER = "abcdefghijklmnopqrstuvwxyzéüñçà"
+UPPER = "ABCDEFGHIJKLMNOPRSTUVWXYZÉÜ"
+JOINERS = {"collie-v1": "-.'/", "default": "-.'’"}
+
+
+@lru_cache(maxsize=4)
+def _word_grammar(profile: str) -> Grammar:
+    return Grammar("lark", f"start: W\nW: {lexicon(profile).word}\n", "a word")
+
+
+@lru_cache(maxsize=8)
+def _shape(profile: str, one_sentence: bool = False) -> Grammar:
+    terminals = Terminals()
+    words = Words(lexicon(profile), _profile(profile).no_final, terminals, 64)
+    top = "S" if one_sentence else 'S (" " S)*'
+    return Grammar("lark", f"start: P\nP: {top}\nS: {words.shape}\n{terminals.lark()}", "shape")
+
+
+@st.composite
+def _words(draw, profile: str, first: bool = False, last: bool = False) -> str:
+    """A word of the lexicon (checked against its own expression)."""
+    segment = st.one_of(st.text(LOWER, min_size=1, max_size=6), st.text("0123456789", min_size=1, max_size=4))
+    parts = [draw(segment)]
+    for _ in range(draw(st.integers(0, 2))):
+        parts.append(draw(st.sampled_from(JOINERS[profile])) + draw(segment))
+    word = "".join(parts)
+    if first:
+        word = draw(st.sampled_from(UPPER)) + word
+    if last:
+        word = word.replace(".", "") + draw(st.text(LOWER, min_size=2, max_size=3))
+    from hypothesis import assume
+
+    assume(accepts(_word_grammar(profile), word))
+    if last:
+        assume(word.lower() not in _profile(profile).no_final)
+    return word
+
+
+def _pick(draw, tokens: tuple[Token, ...], most: int) -> list[Token]:
+    """Tokens of one kind: non-word ones freely, at most ``most`` word-making ones."""
+    free = [t for t in tokens if t.value is None]
+    weighted = [t for t in tokens if t.value is not None]
+    out: list[Token] = []
+    for _ in range(draw(st.integers(0, 2))):
+        if weighted and len([t for t in out if t.value]) < most and draw(st.booleans()):
+            out.append(draw(st.sampled_from(weighted)))
+        elif free:
+            out.append(draw(st.sampled_from(free)))
+    return out
+
+
+@st.composite
+def _chunk(draw, lex: Lexicon, first: bool, last: bool) -> tuple[str, list[str]]:
+    """One chunk and the words the model says it makes."""
+    if not first and not last and lex.alone and draw(st.integers(0, 9)) == 0:
+        token = draw(st.sampled_from(lex.alone))
+        return token.text, [token.value] if token.value else []
+    text, values = "", []
+    for token in _pick(draw, lex.openers, lex.max_openers):
+        text += token.text
+        values += [token.value] if token.value else []
+    glued = draw(st.integers(0, lex.max_glue)) if lex.glue else 0
+    for k in range(glued + 1):
+        word = draw(_words(lex.profile, first=first and k == 0, last=last and k == glued))
+        if last:
+            from hypothesis import assume
+
+            assume("." not in word)
+        text += word
+        values.append(word)
+        if k < glued:
+            joint = draw(st.sampled_from(lex.glue))
+            text += joint.text
+            values += [joint.value] if joint.value else []
+    if lex.clitics and not last and draw(st.booleans()):
+        clitic = draw(st.sampled_from(lex.clitics))
+        text += clitic.text
+        values.append(clitic.value)
+    for token in _pick(draw, lex.closers, lex.max_closers):
+        text += token.text
+        values += [token.value] if token.value else []
+    if last:
+        text += draw(st.sampled_from(lex.ends)).text
+        after = _pick(draw, lex.after_end, lex.max_after)
+        if [t for t in after if t.value is None][1:]:
+            after = after[:1]  # at most one non-word token in a row after the end
+        for token in after:
+            text += token.text
+            values += [token.value] if token.value else []
+    return text, values
+
+
+@st.composite
+def _paragraph(draw, profile: str) -> tuple[str, list[str], int]:
+    lex = lexicon(profile)
+    sentences, values = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(1, 5))
+        chunks = []
+        for i in range(n):
+            text, found = draw(_chunk(lex, first=i == 0, last=i == n - 1))
+            chunks.append(text)
+            values += found
+        sentences.append(" ".join(chunks))
+    return " ".join(sentences), values, len(sentences)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_the_profile_splits_the_shape_as_the_lexicon_says(profile, data):
+    text, expected, sentences = data.draw(_paragraph(profile))
+    found = get_profile(profile)
+    assert [u[0] for u in found.split(text, Level.WORD)] == expected, text
+    assert len(found.split(text, Level.SENTENCE)) == sentences, text
+    assert accepts(_shape(profile), text), text
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_fixed_token_is_one_word_of_its_value(profile):
+    """A word test is asked of the checker on each fixed token's value: the profile must see it as that word."""
+    found = get_profile(profile)
+    for value in lexicon(profile).fixed_values:
+        assert [u[0] for u in found.split(value, Level.WORD)] == [value]
+
+
+@pytest.mark.parametrize(("profile", "text", "words"), [
+    ("collie-v1", 'He said "I don\'t know," and left.', ["He", "said", "``", "I", "do", "n't", "know", "''", "and",
+                                                         "left"]),
+    ("collie-v1", "It’s a well-known (U.S) war—peace 3.5 story.", ["It", "’", "s", "a", "well-known", "U.S", "war",
+                                                                  "—", "peace", "3.5", "story"]),
+    ("default", 'He said "I don\'t know," and left.', ["He", "said", "I", "don't", "know", "and", "left"]),
+    ("default", "It’s a well-known war—peace 1,000 story.", ["It’s", "a", "well-known", "war", "peace", "1,000",
+                                                             "story"]),
+])
+def test_natural_sentences_are_in_the_shape(profile, text, words):
+    assert accepts(_shape(profile), text)
+    assert [u[0] for u in get_profile(profile).split(text, Level.WORD)] == words
+
+
+@pytest.mark.parametrize(("profile", "text"), [
+    ("collie-v1", "He met Mr. Smith."),       # a period after a word inside a sentence
+    ("collie-v1", "he left."),                # a lowercase start
+    ("collie-v1", "Wait... then go."),        # an ellipsis
+    ("default", "He cost $5."),               # a sign stripped when strings are compared
+    ("collie-v1", "He cannot go."),           # a word Treebank splits in two
+])
+def test_forms_left_out_of_the_shape(profile, text):
+    assert not accepts(_shape(profile, one_sentence=True), text)
