@@ -713,17 +713,26 @@ class _Structure:
         return " | ".join(f"({a})" for a in alternatives) if alternatives else R.NOTHING
 
 
+# Sentences of the shape to stand a fixed sentence between: its neighbours may end in a number, a quote or a
+# question mark and may begin with an opener.
+_NEIGHBOURS_BEFORE = ("Ab cd.", "Ab 19.", 'Ab "cd."', "Ab cd?", "Ab cd!")
+_NEIGHBOURS_AFTER = ("Ab cd.", '"Ab" cd.', "“Ab” cd.")
+
+
 def _one_sentence(emitted: str, fixed: Match, profile: str) -> bool:
     """Whether the profile sees ``emitted`` as one sentence equal to the target, wherever it stands."""
     if "\n" in emitted:
         return False
     found = get_profile(profile)
     target = found.normalize(fixed.value, fixed.case_sensitive)
-    for text, index in ((emitted, 0), (f"Ab cd. {emitted}", 1), (f"{emitted} Ab cd.", 0), (f"Ab cd. {emitted} Ef.", 1)):
+    contexts = [((), ()), *(((b,), ()) for b in _NEIGHBOURS_BEFORE), *(((), (a,)) for a in _NEIGHBOURS_AFTER),
+                (("Ab cd.",), ("Ef gh.",))]
+    for before, after in contexts:
+        text = " ".join((*before, emitted, *after))
         units = found.split(text, Level.SENTENCE)
-        if len(units) != text.count("Ab cd.") + text.count("Ef.") + 1:
+        if len(units) != len(before) + 1 + len(after):
             return False
-        if found.normalize(units[index][0], fixed.case_sensitive) != target:
+        if found.normalize(units[len(before)][0], fixed.case_sensitive) != target:
             return False
     return True
 

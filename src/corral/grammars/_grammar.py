@@ -21,14 +21,17 @@ GrammarFormat = Literal["lark", "json_schema", "regex"]
 MAX_GRAMMAR_CHARS = 1_000_000
 """Grammars are untrusted input too: beyond this size they are refused rather than compiled."""
 
-LEXER_FUEL = 20_000_000
+LEXER_FUEL = 50_000_000
 """The engine's budget for building a grammar's lexer (llguidance's default is 1,000,000, about 20 ms).
 
-Compiled constraints intersect sentence expressions that count words along chunks; deciding whether such an
-intersection is empty costs more than the default allows, and 20 times it is still well under a second. Each
-decoding step keeps llguidance's own budget (``STEP_FUEL``): a step that needs more is an error, never a hang."""
+Compiled constraints count words along chunks and characters along a sentence; deciding whether such an
+expression (or an intersection of two) is empty costs more than the default allows. The budget is a bound, not
+a cost: common grammars use a small part of it."""
 
-STEP_FUEL = 2_000_000
+STEP_FUEL = 20_000_000
+"""The budget of one mask computation (default 200,000): a character count over a sentence of the natural
+shape constructs a few hundred thousand lexer expressions the first time through (later steps reuse them). A
+step that needs more is an error, never a hang."""
 
 
 def engine_limits():  # -> llguidance.LLParserLimits

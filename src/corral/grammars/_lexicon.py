@@ -8,11 +8,13 @@ chunk is
     openers · body · closers · end · after-end      (the sentence's last chunk)
     a stand-alone token               (a dash, an ampersand)
 
-where the body is ``word (glue word)* clitic?``. Every piece but ``word`` is a fixed ``Token`` whose word value
-under the profile is known (``None``: the profile makes no word of it). A ``word`` is a run of letters and digits
-with single joiners between them (``well-known``, ``3.5``, ``1,000``, ``O'Brien``, ``U.S``); its value is its
-text. So a chunk's words are its tokens in order, and the decomposition is unique: openers, closers, glue and
-ends are non-alphanumeric, words begin and end alphanumeric, and a word never ends with a clitic.
+where the body is ``word (glue word)* suffix?`` (a suffix: ``'s``, ``n't``, ``’ s``). Every piece but
+``word`` is a fixed ``Token`` whose word value under the profile is known (``None``: the profile makes no word of
+it). A ``word`` is a run of letters and digits with single joiners between them (``well-known``, ``A/B``,
+``1,000``, ``10:30``, ``3.5``); its value is its text. So a chunk's words are its tokens in order, and the
+decomposition is unique: openers, closers, glue and ends are non-alphanumeric, words begin and end
+alphanumeric, and a word holds no apostrophe (for ``default``, whose words keep their contractions, only the
+contraction forms themselves).
 
 Per profile (checked against the profile itself by ``tests/grammars/test_lexicon.py``, which draws texts from
 this model and compares the profile's words and sentences with the model's):
@@ -54,6 +56,15 @@ class Token:
 
 
 @dataclass(frozen=True)
+class Suffix:
+    """Tokens after a body's last word, one from each group in turn; ``stem``: a terminal expression the word
+    must also match (None: any word)."""
+
+    parts: tuple[tuple[Token, ...], ...]
+    stem: str | None = None
+
+
+@dataclass(frozen=True)
 class Lexicon:
     """One profile's lexical forms (see the module docstring).
 
@@ -62,8 +73,10 @@ class Lexicon:
         word: a terminal expression (llguidance's Lark dialect) of a word token, whose value is its text.
         openers, closers: tokens before and after a chunk's body, inside a sentence.
         glue: tokens between two words of one body (``—`` in ``war—peace``).
-        clitics: tokens after a body's last word (``'s``, ``n't``).
-        alone: tokens that are a chunk on their own.
+        suffixes: what may follow a body's last word, each with the words it may follow (``n't`` only after
+            ``do``, ``is``, ``could`` ...): the contractions the profile splits off.
+        alone: tokens that stand on their own before a chunk (``— and``): written as a prefix of the next
+            chunk, so they never repeat.
         ends: the sentence-final marks; after_end: tokens after them (a closing quote).
         max_openers ... max_after: at most this many *word-making* tokens of each kind per chunk (tokens that
             make no word repeat freely), so a chunk holds a bounded number of words.
@@ -74,7 +87,7 @@ class Lexicon:
     openers: tuple[Token, ...]
     closers: tuple[Token, ...]
     glue: tuple[Token, ...]
-    clitics: tuple[Token, ...]
+    suffixes: tuple[Suffix, ...]
     alone: tuple[Token, ...]
     ends: tuple[Token, ...] = (Token("."), Token("!"), Token("?"))
     after_end: tuple[Token, ...] = ()
@@ -86,27 +99,32 @@ class Lexicon:
     @property
     def fixed_values(self) -> frozenset[str]:
         """Every word value a fixed token can have (what a word test must be evaluated on)."""
-        kinds = (self.openers, self.closers, self.glue, self.clitics, self.alone, self.ends, self.after_end)
+        kinds = [self.openers, self.closers, self.glue, self.alone, self.ends, self.after_end]
+        kinds += [group for suffix in self.suffixes for group in suffix.parts]
         return frozenset(t.value for kind in kinds for t in kind if t.value is not None)
 
 
 def _segment(joiners: str) -> str:
-    """Alphanumeric runs joined by single ``joiners``, or by a comma or colon between digits."""
-    runs = rx(f"{_A}+(([{joiners}]{_A}+)|([,:][0-9]+))*")
-    return f"({runs} & ~({rx('.*[^0-9][,:].*')}))"
+    """Alphanumeric runs joined by single ``joiners``, or by a comma, colon or period between digits (``1,000``,
+    ``10:30``, ``3.5``; a period after a letter is left out: a model would use it to run a sentence on)."""
+    runs = rx(f"{_A}+(([{joiners}]{_A}+)|([,:.][0-9]+))*")
+    return f"({runs} & ~({rx('.*[^0-9][,:.].*')}))"
+
+
+def _either_case(words: str) -> str:
+    return rx(f"(?i:{words})")
 
 
 # Treebank splits these words in two (can|not, gon|na ...); a word must not hold them as a part.
 _SPLIT_WORDS = "cannot|gimme|gonna|gotta|lemme|wanna|more'n|d'ye|'tis|'twas"
-_CLITICS = ("'s", "'S", "'m", "'M", "'d", "'D", "'ll", "'LL", "'re", "'RE", "'ve", "'VE", "n't", "N'T")
+# The words "n't" follows, as Treebank leaves them (can't: ca + n't, won't: wo + n't).
+_AUXILIARIES = "do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|might|ca|wo|ai|sha"
+_APOSTROPHE_ENDINGS = ("'s", "'S", "'m", "'M", "'d", "'D", "'ll", "'LL", "'re", "'RE", "'ve", "'VE")
+_CURLY_ENDINGS = ("s", "m", "d", "ll", "re", "ve")
 
 _NOT_ALNUM = f"[^{ALNUM}]"
 _COLLIE_WORD = " & ".join([
-    _segment("'/.-"),
-    # no clitic at the end (it is a word of its own)
-    "~(" + rx(".*('[sSmMdD]|'ll|'LL|'re|'RE|'ve|'VE|[nN]'[tT])") + ")",
-    # no apostrophe before a single letter (Treebank splits "'x" off)
-    "~(" + rx(f"(.*{_NOT_ALNUM})?'{_A}({_NOT_ALNUM}.*)?") + ")",
+    _segment("/-"),
     # no part that Treebank splits in two
     "~(" + rx(f"(.*{_NOT_ALNUM})?(?i:{_SPLIT_WORDS})({_NOT_ALNUM}.*)?") + ")",
 ])
@@ -118,16 +136,28 @@ COLLIE_V1 = Lexicon(
     openers=(Token('"', "``"), Token("“", "“"), Token("‘", "‘"), Token("("), Token("[")),
     closers=(Token(","), Token(";"), Token(":"), Token(")"), Token("]"), Token("%"), Token('"', "''"),
              Token("”", "”"), Token("’", "’")),
-    glue=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("’", "’")),
-    clitics=tuple(Token(c, c) for c in _CLITICS),
+    glue=(Token("—", "—"), Token("–", "–"), Token("--", "--")),
+    suffixes=(
+        Suffix((tuple(Token(c, c) for c in _APOSTROPHE_ENDINGS),)),
+        Suffix(((Token("n't", "n't"), Token("N'T", "N'T")),), stem=_either_case(_AUXILIARIES)),
+        # the curly apostrophe is a word of its own, and so is what follows it: it ’ s, couldn ’ t
+        Suffix(((Token("’", "’"),), tuple(Token(c, c) for c in _CURLY_ENDINGS))),
+        Suffix(((Token("’", "’"),), (Token("t", "t"),)), stem=_either_case(
+            "|".join(f"{w}n" for w in _AUXILIARIES.split("|") if w not in ("ca", "wo", "ai", "sha")) + "|can|won")),
+    ),
     alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&")),
     after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")")),
 )
 
+# A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).
+_DEFAULT_WORD = (
+    f"(({_segment('-')}) ({rx(chr(39) + '|’')} ({_either_case('s|m|d|ll|re|ve')}))?)"
+    f" | (({_either_case(_AUXILIARIES)}) "
+    f"({_either_case('n')}) ({rx(chr(39) + '|’')}) ({_either_case('t')}))"
+)
+
 # ``$5`` and ``50%`` are default-profile words, but their signs are stripped when strings are compared, so a
 # word's value would not be its text: they are left out of the shape.
-_DEFAULT_WORD = _segment("'’.-")
-
 # No brackets: syntok ends a sentence before an opening bracket that is not closed ("Aa (bb." is two), and
 # pairing brackets is beyond a chunk.
 DEFAULT = Lexicon(
@@ -137,7 +167,7 @@ DEFAULT = Lexicon(
     # no ";": syntok ends a sentence at one followed by a quote (';" — next')
     closers=(Token(","), Token(":"), Token('"'), Token("”"), Token("’")),
     glue=(Token("—"), Token("–"), Token("--"), Token("/")),
-    clitics=(),
+    suffixes=(),
     alone=(Token("—"), Token("–"), Token("--"), Token("-"), Token("&")),
     after_end=(Token('"'), Token("”"), Token("’")),
 )
@@ -155,5 +185,5 @@ def lexicon(profile: str) -> Lexicon:
     found = LEXICONS.get(profile)
     if found is not None:
         return found
-    return Lexicon(profile=profile, word=_PLAIN_WORD, openers=(), closers=(Token(","),), glue=(), clitics=(),
+    return Lexicon(profile=profile, word=_PLAIN_WORD, openers=(), closers=(Token(","),), glue=(), suffixes=(),
                    alone=(), ends=(Token("."),), after_end=())

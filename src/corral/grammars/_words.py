@@ -57,9 +57,11 @@ class Terminals:
 # ------------------------------------------------------------------------------------------- templates
 @dataclass(frozen=True)
 class _Word:
-    """A word token; ``variant``: "" any, "first" (a sentence's first word), "last" (its last word)."""
+    """A word token; ``variant``: "" any, "first" (a sentence's first word), "last" (its last word), "nodot";
+    ``stem``: an expression it must also match (the words a suffix may follow)."""
 
     variant: str = ""
+    stem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,7 @@ class _Part:
         if isinstance(item, _Text):
             return item.regex
         if isinstance(item, _Word):
-            word = self.words.word(item.variant)
+            word = self.words.word(item.variant, item.stem)
             if test is None:
                 return word
             return R.both(word, test.regex if passing else R.neg(test.regex))
@@ -251,7 +253,7 @@ class Words:
                 ([_Text(_lits(glue_other))] if glue_other else [])
             for g in range(0, lex.max_glue + 1 if glues else 1):
                 for joints in _products(glues, g):
-                    items: list[_Item] = []
+                    items: list[_Word | _Tokens | _Text] = []
                     for k in range(g + 1):
                         # no period in any word of the last chunk: syntok does not end "Aa.a—bb." there
                         variant = ("first" if first and k == 0 else "") + \
@@ -260,33 +262,36 @@ class Words:
                         if k < g:
                             items.append(joints[k])
                     templates.append(tuple(items))
-                    if lex.clitics and not last:
-                        templates.append((*items, _Tokens(lex.clitics)))
+                    stem = items[-1]
+                    assert isinstance(stem, _Word)
+                    for suffix in lex.suffixes:
+                        ending = tuple(_Tokens(group) for group in suffix.parts)
+                        templates.append((*items[:-1], _Word(stem.variant, suffix.stem), *ending))
             return _Part(self, templates)
 
+        # a lone token (a dash) stands before a chunk, with its space: written as the chunk's prefix it cannot
+        # repeat ("& & & &")
+        lone: list[_Template] = [(_Text(""),)]
+        if _words_of(lex.alone):
+            lone.append((_Tokens(_words_of(lex.alone)), _Text(SPACE)))
+        if _not_words(lex.alone):
+            lone.append((_Text(R.seq(_lits(_not_words(lex.alone)), SPACE)),))
         openers = _Part(self, opening)
         first_openers = openers
         self.first = _Chunk(self, [[first_openers, body(True, False), _Part(self, closing)]])
-        alone = [(_Tokens(_words_of(lex.alone)),)] if _words_of(lex.alone) else []
-        if _not_words(lex.alone):
-            alone.append((_Text(_lits(_not_words(lex.alone))),))
-        middle: list[list[_Part]] = [[_Part(self, _bracketed(lex.openers, lex.max_openers)), body(False, False),
-                                      _Part(self, closing)]]
-        if alone:
-            middle.append([_Part(self, alone)])
-        self.middle = _Chunk(self, middle)
-        self.last = _Chunk(self, [[_Part(self, _bracketed(lex.openers, lex.max_openers)), body(False, True),
-                                   _Part(self, final)]])
+        any_openers = _Part(self, _bracketed(lex.openers, lex.max_openers))
+        self.middle = _Chunk(self, [[_Part(self, lone), any_openers, body(False, False), _Part(self, closing)]])
+        self.last = _Chunk(self, [[_Part(self, lone), any_openers, body(False, True), _Part(self, final)]])
         self.single = _Chunk(self, [[first_openers, body(True, True), _Part(self, final)]])
         self.most = max(c.most for c in (self.first, self.middle, self.last, self.single))
 
     # words ---------------------------------------------------------------------------------------
-    def word(self, variant: str) -> str:
+    def word(self, variant: str, stem: str | None = None) -> str:
         """A word token, the sentence's first (capitalised) or last (two characters or more, no period, not a
-        word the profile will not end a sentence on)."""
-        key = ("word", variant)
+        word the profile will not end a sentence on); with ``stem``, one that also matches it."""
+        key = ("word", variant, stem)
         if key not in self._memo:
-            parts = [self.lex.word]
+            parts = [self.lex.word, *([stem] if stem else [])]
             if "first" in variant:
                 parts.append(R.rx(f"[{UPPER}].*"))
             if "nodot" in variant:
@@ -488,7 +493,7 @@ class _Walk:
                     groups.setdefault(key, []).append(token)
             return [(_lits(tuple(tokens)), key) for key, tokens in groups.items()]
         assert isinstance(item, _Word)
-        base = [self.words.word(item.variant), *(r.regex for r in required)]
+        base = [self.words.word(item.variant, item.stem), *(r.regex for r in required)]
         for passing in _subsets(len(self.tests)):
             if not _compatible(self.tests, passing):
                 continue
