@@ -22,11 +22,19 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
+from functools import lru_cache
 
-from corral.constraints import check
-from corral.grammars import NotExpressible, compile_constraint
+from corral.constraints import TEXT, Constraint, Count, Rel, check
+from corral.grammars import NotExpressible, accepts, compile_constraint
 from corral.grammars._sample import _matcher, random_walk, sample
 from corral.suites.collie import instances
+from corral.text import Level
+
+
+@lru_cache(maxsize=4)
+def _shape(profile: str):
+    """The sentence shape alone: a grammar for "any number of words"."""
+    return compile_constraint(Constraint(Count(TEXT, Level.WORD, Rel.GE, 0), Level.SENTENCE, profile))
 
 
 def _refusal(grammar, text: str) -> tuple[int, str]:
@@ -53,21 +61,34 @@ _CAUSES = [
 ]
 
 
-def _cause(text: str, at: int, how: str) -> str:
-    """A coarse reason for a refusal at offset ``at``: the first unusual form in the word around it."""
+def _cause(text: str, at: int, how: str, shape) -> str:
+    """Why the grammar stops following ``text`` at offset ``at``: the chunk (space-separated piece) there is a
+    form the shape leaves out (classified by its characters), or the chunk is fine and the refusal is about a
+    sentence boundary, a count, a position or a limit."""
     if how == "incomplete":
-        return "ends too early (length or count limit, or the last sentence)"
+        return "ends too early (a count, a length limit, or the last sentence)"
     start = max(text.rfind(" ", 0, at), text.rfind("\n", 0, at)) + 1
-    end = min([i for i in (text.find(" ", at), text.find("\n", at)) if i >= 0] or [len(text)])
-    word = text[start:end]
-    for name, pattern in _CAUSES:
-        if pattern.search(word):
-            return name
+    ends = [i for i in (text.find(" ", at), text.find("\n", at)) if i >= 0]
+    chunk = text[start:min(ends) if ends else len(text)]
+    probe = f"Ab {chunk}" if re.search(r"[.!?][\"”’)]*$", chunk) else f"Ab {chunk} cd."
+    if chunk and not accepts(shape, probe):
+        for name, pattern in _CAUSES:
+            if pattern.search(chunk):
+                return f"a form left out: {name}"
+        if re.search(r"[A-Za-z]\.", chunk):
+            return "a form left out: a period after a word (Mr., U.S.)"
+        return "a form left out: other"
     if at < len(text) and text[at] == "\n":
-        return "line break"
-    if re.search(r"[A-Z]", word[1:]):
-        return "capital inside a word"
-    return "other (a count, a position, a limit, a fixed sentence)"
+        return "a line break inside a paragraph"
+    if at == 0 or (start == 0 and text[:1].isspace()):
+        return "the text starts with a digit, a lowercase letter or a space"
+    if text[at:at + 1] == "." and chunk[:-1].rstrip(".").isalpha():
+        return "a form left out: a period after a word (Mr., U.S.)"
+    if start > 0 and text[:start].rstrip().endswith((".", "!", "?")) and chunk[:1].islower():
+        return "a sentence starting in lowercase"
+    if text[at:at + 1] == " " and text[at + 1:at + 2] == " ":
+        return "two spaces"
+    return "a count, position or length limit (more than 100 words a sentence, 12 sentences a paragraph)"
 
 
 def main() -> None:
@@ -109,8 +130,10 @@ def main() -> None:
         at, how = _refusal(grammar, inst.example)
         if how == "accepted":
             accepted[name] += 1
+        elif not check(constraint, inst.example).passed:
+            causes[name]["the example fails its own constraint (no sound grammar accepts it)"] += 1
         else:
-            causes[name][_cause(inst.example, at, how)] += 1
+            causes[name][_cause(inst.example, at, how, _shape(constraint.profile))] += 1
         for seed in range(args.samples):
             text = sample(grammar, random_walk(seed, stop=0.15), max_bytes=3000)
             if text is None:

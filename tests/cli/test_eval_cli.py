@@ -39,6 +39,16 @@ def test_unknown_model_and_decoding():
 
 
 @pytest.mark.model
+def test_bad_strategies_are_one_line_errors():
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--decoding", "constrained", "--strategy", "best"]))
+    assert "'best'" in line and "rerank" in line
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--strategy", "rerank"]))
+    assert "--decoding constrained or both" in line
+    line = _one_line_error(runner.invoke(app, ["eval", "collie", "--decoding", "both", "--strategy", "rerank",
+                                               "--rerank-k", "0"]))
+    assert "--rerank-k must be >= 1" in line
+
+
 def test_bad_out_and_mixed_configs(tmp_path, monkeypatch):
     monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
     afile = tmp_path / "file"

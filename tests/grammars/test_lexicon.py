@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import Grammar, accepts
-from corral.grammars._compile import _profile
 from corral.grammars._lexicon import LEXICONS, Lexicon, Token, lexicon
+from corral.grammars._terms import _profile
 from corral.grammars._words import Terminals, Words
 from corral.text import Level, get_profile
 
@@ -66,7 +66,7 @@ def _words(draw, profile: str, first: bool = False, last: bool = False, stem: st
     if first:
         word = draw(st.sampled_from(UPPER)) + word
     if last:
-        assume("." not in word and word[-2:].isalnum() and len(word) >= 2)
+        assume("." not in word and accepts(_word_grammar(profile, lexicon(profile).last_word), word))
     assume(accepts(_word_grammar(profile, stem), word))
     if last:
         assume(word.lower() not in _profile(profile).no_final)

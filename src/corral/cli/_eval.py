@@ -42,6 +42,12 @@ def eval_command(
     repeat_limit: Annotated[int, typer.Option(
         help="Refuse the token that would start copy N+1 of a block just repeated N times in a row "
              "(local models; 0 is off).")] = 0,
+    strategy: Annotated[str, typer.Option(
+        help="greedy: one decode per sample with the sampling above; rerank: draw --rerank-k constrained candidates "
+             "and keep the one the unconstrained model finds most likely (constrained runs only; with --decoding "
+             "both, the free run stays greedy).")] = "greedy",
+    rerank_k: Annotated[int, typer.Option(help="rerank: candidates per sample.")] = 4,
+    rerank_temperature: Annotated[float, typer.Option(help="rerank: the candidates' temperature.")] = 0.7,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     report: Annotated[bool, typer.Option(help="Write report.md and plots when done.")] = True,
@@ -63,6 +69,14 @@ def eval_command(
     modes = {"both": ["free", "constrained"]}.get(decoding, [decoding])
     if any(mode not in ("free", "constrained") for mode in modes):
         raise _fail(f"unknown --decoding {decoding!r}; valid: free, constrained, both")
+    if strategy not in ("greedy", "rerank"):
+        raise _fail(f"unknown --strategy {strategy!r}; valid: greedy, rerank")
+    if strategy == "rerank" and "constrained" not in modes:
+        raise _fail("--strategy rerank reranks constrained samples: use it with --decoding constrained or both")
+    if rerank_k < 1 or rerank_temperature <= 0:
+        raise _fail(f"--rerank-k must be >= 1 and --rerank-temperature > 0 (got {rerank_k} and {rerank_temperature})")
+    strategies = {mode: strategy if mode == "constrained" else "greedy" for mode in modes}
+    rerank = {"rerank_k": rerank_k, "rerank_temperature": rerank_temperature}
     filters: dict[str, list[str]] = {}
     for condition in where or []:
         group, sep, values = condition.partition("=")
@@ -77,7 +91,8 @@ def eval_command(
         sampling = SamplingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                                   repeat_limit=repeat_limit)
         runs = _run_dirs(output, [plan_config(the_task, model, decoding=m, sampling=sampling,  # type: ignore[arg-type]
-                                              base_url=base_url) for m in modes], default_run_dir)
+                                              base_url=base_url, strategy=strategies[m], **rerank)  # type: ignore[arg-type]
+                                  for m in modes], default_run_dir)
         loaded = load_model(model, **({"base_url": base_url} if base_url else {}))
     except (RegistryError, ValueError, ModelError) as exc:
         raise _fail(str(exc)) from None
@@ -99,7 +114,8 @@ def eval_command(
                     the_task, model, run, decoding=mode, sampling=sampling,  # type: ignore[arg-type]
                     samples=samples, rounds=rounds, filters=filters, limit=count,
                     per_group=per_group, base_url=base_url,
-                    loaded_model=loaded, cache=cache, on_progress=show)
+                    loaded_model=loaded, cache=cache, on_progress=show,
+                    strategy=strategies[mode], **rerank)  # type: ignore[arg-type]
             summaries.append((run_dir, summary))
             _headline(run_dir, summary)
     except KeyboardInterrupt:

@@ -4,6 +4,9 @@ Success rates are means over instances of each instance's pass rate over its ``n
 errors treat the instance as the unit (samples of one instance are not independent evidence), as in COLLIE.
 An instance counts only when all its ``n`` first attempts are on disk, so a run that is still going (or was cut
 short) reports on the instances it finished and says how many records are missing rather than guessing.
+
+The fluency block (``corral.metrics.fluency``) reads each sample's final answer (its latest round) and the
+likelihood of its output under the unconstrained model, where the run has scored it.
 """
 
 from __future__ import annotations
@@ -129,12 +132,22 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
                                   for key in sorted(groups)},
         "by_group_round": {key: {value: rounds_of(members) for value, members in sorted(groups[key].items())}
                            for key in sorted(groups)} if rounds else {},
+        "fluency": fluency_block([chain[max(chain)] for chain in chains.values() if chain]),
         "violated_rules": violated_rules(first),
         "by_group_violated_rules": {key: {value: violated_rules([chains[i, s][0] for i in members for s in range(n)],
                                                                 top=5)
                                           for value, members in sorted(groups[key].items())}
                                     for key in sorted(groups)},
     }
+
+
+def fluency_block(finals: Sequence[SampleRecord]) -> dict[str, Any]:
+    """``corral.metrics.fluency`` over the final records: their answers, and their outputs' likelihoods."""
+    from corral.metrics import fluency
+
+    return fluency([record.answer for record in finals],
+                   [None if record.likelihood is None else (record.likelihood.tokens, record.likelihood.logprob)
+                    for record in finals])
 
 
 def violated_rules(records: Sequence[SampleRecord], top: int = 10) -> list[dict[str, Any]]:

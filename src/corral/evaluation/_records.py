@@ -2,9 +2,11 @@
 
 A run is a directory::
 
-    config.json     RunConfig: what produced the records (identity hash) and how far the run goes
-    records.jsonl   one SampleRecord per (instance, sample, round), appended and flushed as produced
-    summary.json    Summary: the metrics over the selected instances (corral.evaluation.summarize)
+    config.json       RunConfig: what produced the records (identity hash) and how far the run goes
+    records.jsonl     one SampleRecord per (instance, sample, round), appended and flushed as produced
+    likelihoods.jsonl the likelihood of each sample's final output under the model with no grammar, appended
+                      when the run has finished generating; read_records puts each into its record
+    summary.json      Summary: the metrics over the selected instances (corral.evaluation.summarize)
 
 Records are pydantic models so that a run directory read back from disk is validated, and a bad line is
 reported with its line number and field path rather than failing somewhere in a report.
@@ -14,21 +16,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from corral.errors import InputError
-from corral.jsonl import JsonlError, enumerate_jsonl
+from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
+from corral.models import Likelihood
 from corral.verdicts import Verdict
 
 CONFIG_FILE = "config.json"
 RECORDS_FILE = "records.jsonl"
+LIKELIHOODS_FILE = "likelihoods.jsonl"
 SUMMARY_FILE = "summary.json"
 
 Decoding = Literal["free", "constrained"]
 """How a run decodes: ``constrained`` compiles each instance's constraint into a grammar."""
+
+Strategy = Literal["greedy", "rerank"]
+"""How one sample is decoded: ``greedy`` decodes once with the run's sampling (greedy at temperature 0);
+``rerank`` draws ``rerank_k`` constrained candidates and keeps the one the unconstrained model finds most likely."""
 
 SampleDecoding = Literal["free", "constrained", "free-fallback"]
 """How one sample was decoded: ``free-fallback`` when the run is constrained but the instance's constraint is not
@@ -70,6 +79,9 @@ class RunConfig(_Frozen):
     extract: str = "whole"  # the answer-extraction policy: which part of the output is checked
     task_options: dict[str, Any] = Field(default_factory=dict)  # e.g. formatbench's checker_mode, template, shots
     stop_on_repeat: bool = False  # a feedback chain ends when the model repeats one of its earlier answers
+    strategy: Strategy = "greedy"
+    rerank_k: int = 4  # rerank: candidates drawn per constrained sample
+    rerank_temperature: float = 0.7  # rerank: the candidates' sampling temperature (top_p and seeds: the run's)
     # extent
     samples: int = 1
     rounds: int = 0  # feedback rounds after the first attempt
@@ -85,18 +97,50 @@ class RunConfig(_Frozen):
                                         "sampling", "feedback_template"})
         if not core["sampling"]["repeat_limit"]:
             del core["sampling"]["repeat_limit"]
-        later = self.model_dump(include={"extract", "task_options", "stop_on_repeat"})
-        defaults = {"extract": "whole", "task_options": {}, "stop_on_repeat": False}
-        return core | {key: value for key, value in later.items() if value != defaults[key]}
+        later = self.model_dump(include={"extract", "task_options", "stop_on_repeat", "strategy"})
+        defaults = {"extract": "whole", "task_options": {}, "stop_on_repeat": False, "strategy": "greedy"}
+        identity = core | {key: value for key, value in later.items() if value != defaults[key]}
+        if self.strategy == "rerank":  # k and the temperature mean something only when reranking
+            identity |= {"rerank_k": self.rerank_k, "rerank_temperature": self.rerank_temperature}
+        return identity
 
     def with_hash(self) -> RunConfig:
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
         return self.model_copy(update={"hash": digest})
 
+    @model_validator(mode="after")
+    def _rerank_settings(self) -> RunConfig:
+        if self.rerank_k < 1 or self.rerank_temperature <= 0:
+            raise ValueError(f"rerank_k must be >= 1 and rerank_temperature > 0, got {self.rerank_k} and "
+                             f"{self.rerank_temperature}")
+        if self.strategy == "rerank" and self.decoding != "constrained":
+            raise ValueError("strategy 'rerank' reranks constrained samples; use it with decoding 'constrained'")
+        return self
+
     @property
     def label(self) -> str:
-        """How reports name this run: model and decoding."""
+        """How reports name this run: model and decoding (and the strategy, when it is not the default)."""
+        if self.strategy == "rerank":
+            return f"{self.model} ({self.decoding}, rerank k={self.rerank_k})"
         return f"{self.model} ({self.decoding})"
+
+
+class Candidate(_Frozen):
+    """One of the constrained candidates the ``rerank`` strategy drew for a sample."""
+
+    seed: int | None
+    text: str
+    finish_reason: Literal["stop", "length", "context", "error"]
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    likelihood: Likelihood | None = None  # under the model with no grammar
+
+
+class Rerank(_Frozen):
+    """The candidates of a reranked sample and which one became its output (``chosen``, an index)."""
+
+    chosen: int
+    candidates: list[Candidate]
 
 
 class SampleRecord(_Frozen):
@@ -131,6 +175,9 @@ class SampleRecord(_Frozen):
     repeated: bool = False  # the answer equals one this sample gave in an earlier round
     # text the runner added: the grammar's shortest completion of a constrained output cut off at its token budget
     appended: str = ""
+    # the output's likelihood under the same model with no grammar (for a final output: see LIKELIHOODS_FILE)
+    likelihood: Likelihood | None = None
+    rerank: Rerank | None = None  # the candidates, when the run's strategy is rerank and the sample constrained
 
     @model_validator(mode="before")
     @classmethod
@@ -179,8 +226,9 @@ def read_config(run: Path) -> RunConfig:
 
 
 def read_records(run: Path) -> list[SampleRecord]:
-    """The run's records, in file order. A torn last line (the process was killed mid-write) is ignored;
-    any other bad line is an error naming its line number and field."""
+    """The run's records, in file order, each with its likelihood from ``likelihoods.jsonl`` where one was
+    written for its output. A torn last line (the process was killed mid-write) is ignored; any other bad line is
+    an error naming its line number and field."""
     path = run / RECORDS_FILE
     if not path.exists():
         return []
@@ -193,7 +241,62 @@ def read_records(run: Path) -> list[SampleRecord]:
                 raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
     except JsonlError as exc:
         raise RunError(str(exc)) from None
-    return records
+    return with_likelihoods(records, read_likelihoods(run))
+
+
+class LikelihoodLine(_Frozen):
+    """One line of ``likelihoods.jsonl``: the likelihood of a record's output, keyed by the record and a hash of
+    the output, so that a line never lends its figure to a different output under the same key."""
+
+    instance: str
+    sample: int
+    round: int
+    output_sha256: str
+    likelihood: Likelihood
+
+    @classmethod
+    def of(cls, record: SampleRecord, likelihood: Likelihood) -> LikelihoodLine:
+        return cls(instance=record.instance, sample=record.sample, round=record.round,
+                   output_sha256=output_hash(record.output), likelihood=likelihood)
+
+
+def output_hash(output: str) -> str:
+    return hashlib.sha256(output.encode("utf-8")).hexdigest()
+
+
+def read_likelihoods(run: Path) -> list[LikelihoodLine]:
+    """The lines of the run's ``likelihoods.jsonl`` (none when it has none), torn last line ignored."""
+    path = run / LIKELIHOODS_FILE
+    if not path.exists():
+        return []
+    lines = []
+    try:
+        for number, row in enumerate_jsonl(path, torn_tail=True):
+            try:
+                lines.append(LikelihoodLine.model_validate(row))
+            except ValidationError as exc:
+                raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
+    except JsonlError as exc:
+        raise RunError(str(exc)) from None
+    return lines
+
+
+def with_likelihoods(records: Sequence[SampleRecord], lines: Iterable[LikelihoodLine]) -> list[SampleRecord]:
+    """``records`` with each likelihood line put into the record it scored (same key and output); a record that
+    already carries a likelihood keeps it."""
+    found = {(line.instance, line.sample, line.round, line.output_sha256): line.likelihood for line in lines}
+    if not found:
+        return list(records)
+    out = []
+    for record in records:
+        likelihood = None if record.likelihood is not None else found.get((*record.key, output_hash(record.output)))
+        out.append(record if likelihood is None else record.model_copy(update={"likelihood": likelihood}))
+    return out
+
+
+def append_likelihoods(file: IO[str], lines: Iterable[LikelihoodLine]) -> None:
+    for line in lines:
+        append_jsonl(file, line.model_dump(mode="json"))
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -143,10 +143,39 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
                                                for s in summaries)] for r in range(rounds + 1)])
     lines += [f"![{charts[ROUND_CHART]}]({ROUND_CHART})", ""]
     lines += _quality_sections(summaries, labels, charts)
+    lines += _fluency_section(summaries, labels)
     lines += _violation_sections(summaries, labels)
 
     lines += ["---", "", "Made by `corral report` from " + ", ".join(f"`{run}`" for run in runs) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+    """Whether the final answers are still language, one row per run (``corral.metrics.fluency``)."""
+    blocks = [s.get("fluency") or {} for s in summaries]
+    if not any(block.get("outputs") for block in blocks):
+        return []
+    lines = ["## Fluency", "",
+             "Over each sample's final answer. Words are wordfreq's English tokens that contain a letter; a non-word "
+             "is one absent from wordfreq's English list (Zipf frequency 0); a triple repeat is one word three "
+             "times in a row; distinct-2 is distinct word bigrams over all word bigrams (Li et al. 2016); NLL/token "
+             "is the outputs' negative log-likelihood per token under the same model with no grammar (nats; "
+             "`(k of n)` when only k outputs could be scored). See docs/evaluation.md.", ""]
+
+    def share(value: float | None) -> str:
+        return "—" if value is None else f"{100 * value:.1f}%"
+
+    def nll(block: dict[str, Any]) -> str:
+        if block.get("nll_per_token") is None:
+            return "—"
+        text = f"{block['nll_per_token']:.3f}"
+        return text if block["scored"] == block["outputs"] else f"{text} ({block['scored']} of {block['outputs']})"
+
+    rows = [[label, block.get("outputs", 0), share(block.get("nonword_share")),
+             share(block.get("triple_repeat_share")),
+             "—" if block.get("distinct_2") is None else f"{block['distinct_2']:.3f}", nll(block)]
+            for label, block in zip(labels, blocks, strict=True)]
+    return lines + _table(["run", "outputs", "non-word %", "triple-repeat %", "distinct-2", "NLL/token"], rows)
 
 
 def _violation_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:

@@ -5,11 +5,16 @@ Work is planned from what the run directory already holds, so running the same c
 the missing records: a killed run resumes, and a finished run can be extended with more samples, rounds or
 instances. Rounds go breadth-first (all first attempts, then the feedback round for those that failed), so
 a local backend batches and a served one runs concurrently. Each batch's records are appended and flushed
-as soon as they are checked.
+as soon as they are checked. When generation is done, each sample's final output is scored under the same model
+with no grammar (``_scoring``), for the fluency figures.
+
+The ``rerank`` strategy (``_rerank``) decodes each constrained sample as k candidates and keeps the one the
+unconstrained model finds most likely; the record keeps every candidate.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,23 +23,29 @@ from pathlib import Path
 from typing import Any
 
 from corral.jsonl import append_jsonl, atomic_write
-from corral.models import Completion, Model, Request, Sampling, load_model, parse_spec
+from corral.models import Completion, Likelihood, Model, Request, Sampling, load_model, parse_spec, score_texts
 from corral.tasks import Task, TaskInstance, get_task, select, task_options
 
 from ._cache import ResponseCache
 from ._metrics import summarize
 from ._records import (
     CONFIG_FILE,
+    LIKELIHOODS_FILE,
     RECORDS_FILE,
     SUMMARY_FILE,
+    Candidate,
     Decoding,
+    Rerank,
     RunConfig,
     RunError,
     SampleRecord,
     SamplingConfig,
+    Strategy,
     read_config,
     read_records,
 )
+from ._rerank import candidate_requests, choose
+from ._scoring import score_finals
 
 ERRORS_FILE = "errors.jsonl"
 RUNTIME_FILE = "runtime.json"
@@ -53,7 +64,8 @@ class _Work:
 
 def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling: SamplingConfig | None = None,
                 samples: int = 1, rounds: int = 0, selection: Mapping[str, Any] | None = None,
-                instances: Sequence[TaskInstance] = (), base_url: str | None = None) -> RunConfig:
+                instances: Sequence[TaskInstance] = (), base_url: str | None = None, strategy: Strategy = "greedy",
+                rerank_k: int = 4, rerank_temperature: float = 0.7) -> RunConfig:
     """The run's config, with its identity hash."""
     from corral.version import __version__
 
@@ -62,6 +74,7 @@ def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling
                      decoding=decoding, sampling=sampling or SamplingConfig(),
                      feedback_template=task.template.refinement or task.template.feedback,
                      extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
+                     strategy=strategy, rerank_k=rerank_k, rerank_temperature=rerank_temperature,
                      samples=samples, rounds=rounds,
                      selection=dict(selection or {}), instances=[inst.id for inst in instances],
                      corral_version=__version__).with_hash()
@@ -85,11 +98,16 @@ def evaluate(
     cache: ResponseCache | None = None,
     on_progress: Callable[[int, int, int], None] | None = None,
     batch_size: int | None = None,
+    strategy: Strategy = "greedy",
+    rerank_k: int = 4,
+    rerank_temperature: float = 0.7,
 ) -> tuple[Path, dict[str, Any]]:
     """Run (or resume, or extend) an evaluation; returns the run directory and its summary.
 
     ``on_progress(done, total, passed)`` is called after each batch. ``cache`` is the shared response cache
     (None: no cache). ``loaded_model`` reuses a model already in memory (it must match ``model``).
+    ``strategy="rerank"`` (constrained runs) draws ``rerank_k`` candidates per sample at ``rerank_temperature``
+    and keeps the one the unconstrained model finds most likely; the model must score texts.
     """
     if isinstance(task, str):
         task = get_task(task)
@@ -99,7 +117,8 @@ def evaluate(
     selection = {"filters": {k: list(v) for k, v in (filters or {}).items()}, "limit": limit,
                  "per_group": list(per_group) if per_group else None}
     config = plan_config(task, model, decoding=decoding, sampling=sampling, samples=samples, rounds=rounds,
-                         selection=selection, instances=chosen, base_url=base_url)
+                         selection=selection, instances=chosen, base_url=base_url, strategy=strategy,
+                         rerank_k=rerank_k, rerank_temperature=rerank_temperature)
     run = Path(out) if out is not None else default_run_dir(config)
     done = _open_run(run, config)
     by_id = {inst.id: inst for inst in chosen}
@@ -123,6 +142,7 @@ def evaluate(
     total = _expected(config, done)
     counted = [r for r in done.values() if r.instance in by_id and r.sample < samples and r.round <= rounds]
     progress = [len(counted), total, sum(r.passed for r in counted)]
+    size = batch_size or BATCH_SIZES.get(config.backend, 8)
     if on_progress:
         on_progress(*progress)
     try:
@@ -132,7 +152,6 @@ def evaluate(
                               tuple(done[inst.id, s, q].answer for q in range(round_)))
                         for inst in chosen for s in range(samples)
                         if (inst.id, s, round_) not in done and _needs(config, done, inst.id, s, round_)]
-                size = batch_size or BATCH_SIZES.get(config.backend, 8)
                 for start in range(0, len(work), size):
                     batch = work[start:start + size]
                     records = _generate(task, config, batch, the_model, cache, grammars, run)
@@ -145,6 +164,7 @@ def evaluate(
                     progress[1] -= sum(rounds - r.round for r in records if r.ends_chain(config.stop_on_repeat))
                     if on_progress:
                         on_progress(*progress)
+        score_finals(run, config, done, the_model, size)
     finally:
         if loaded and loaded_model is None:
             loaded[0].close()
@@ -193,6 +213,7 @@ def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], Sample
         raise RunError(f"cannot create --out {run}: {exc.strerror}") from None
     _write_json(run / CONFIG_FILE, config.model_dump(mode="json"))
     _drop_torn_tail(run / RECORDS_FILE)
+    _drop_torn_tail(run / LIKELIHOODS_FILE)
     done: dict[tuple[str, int, int], SampleRecord] = {}
     for record in read_records(run):
         done.setdefault(record.key, record)
@@ -269,14 +290,43 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
             grammar))
         fallbacks.append(reason)
 
-    completions: list[Completion | None] = [None] * len(batch)
-    cached = [False] * len(batch)
+    reranked = [config.strategy == "rerank" and request.grammar is not None for request in requests]
+    plans = [candidate_requests(request, config.rerank_k, config.rerank_temperature) if rerank else [request]
+             for request, rerank in zip(requests, reranked, strict=True)]
+    flat, hits = _complete([r for plan in plans for r in plan], config, the_model, cache)
+
+    records, errors = [], []
+    position = 0
+    for item, request, plan, rerank, reason in zip(batch, requests, plans, reranked, fallbacks, strict=True):
+        got, was_cached = flat[position:position + len(plan)], all(hits[position:position + len(plan)])
+        position += len(plan)
+        failed = next((completion for completion in got if completion.finish_reason == "error"), None)
+        if failed is not None:  # a reranked sample needs all its candidates: the next run retries it whole
+            errors.append({"instance": item.instance.id, "sample": item.sample, "round": item.round,
+                           "error": failed.error, "time": time.time()})
+            continue
+        completion, likelihood, candidates = got[0], None, None
+        if rerank:
+            completion, likelihood, candidates = _rerank(the_model(), request, plan, got)
+        appended = _close_at_budget(request, completion)
+        records.append(_record(task, config, item, completion, reason, was_cached, appended,
+                               likelihood=None if appended else likelihood, rerank=candidates))
+    if errors:
+        with (run / ERRORS_FILE).open("a", encoding="utf-8") as f:
+            for error in errors:
+                append_jsonl(f, error)
+    return records
+
+
+def _complete(requests: Sequence[Request], config: RunConfig, the_model: Callable[[], Model],
+              cache: ResponseCache | None) -> tuple[list[Completion], list[bool]]:
+    """Every request's one completion, from the cache where it has them (and whether it did)."""
+    completions: list[Completion | None] = [None] * len(requests)
     model_id = _model_id(config) if cache else ""
     keys = [ResponseCache.key(r, config.backend, model_id) for r in requests] if cache else []
     if cache is not None:
-        for i, key in enumerate(keys):
-            completions[i] = cache.get(key)
-            cached[i] = completions[i] is not None
+        completions = [cache.get(key) for key in keys]
+    cached = [completion is not None for completion in completions]
     missing = [i for i, c in enumerate(completions) if c is None]
     if missing:
         results = the_model().complete([requests[i] for i in missing])
@@ -284,22 +334,25 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
             completions[i] = completion
             if cache is not None:
                 cache.put(keys[i], completion)
+    return completions, cached  # type: ignore[return-value]
 
-    records, errors = [], []
-    for item, request, completion, reason, was_cached in zip(batch, requests, completions, fallbacks, cached,
-                                                              strict=True):
-        assert completion is not None
-        if completion.finish_reason == "error":
-            errors.append({"instance": item.instance.id, "sample": item.sample, "round": item.round,
-                           "error": completion.error, "time": time.time()})
-            continue
-        appended = _close_at_budget(request, completion)
-        records.append(_record(task, config, item, completion, reason, was_cached, appended))
-    if errors:
-        with (run / ERRORS_FILE).open("a", encoding="utf-8") as f:
-            for error in errors:
-                append_jsonl(f, error)
-    return records
+
+def _rerank(model: Model, request: Request, plan: Sequence[Request], got: Sequence[Completion],
+            ) -> tuple[Completion, Likelihood | None, Rerank]:
+    """The candidate to keep (with the whole cost of the sample as its seconds), its likelihood, and the
+    candidates as the record keeps them."""
+    started = time.perf_counter()
+    likelihoods = score_texts(model, [request] * len(got), [completion.text for completion in got])
+    if all(likelihood is None for likelihood in likelihoods) and any(completion.text for completion in got):
+        raise RunError(f"strategy 'rerank' needs a model that scores texts (llamacpp, transformers); "
+                       f"{model.backend} model {model.name!r} does not")
+    chosen = choose(got, likelihoods)
+    seconds = sum(completion.seconds for completion in got) + time.perf_counter() - started
+    candidates = Rerank(chosen=chosen, candidates=[
+        Candidate(seed=candidate.sampling.seed, text=completion.text, finish_reason=completion.finish_reason,
+                  completion_tokens=completion.completion_tokens, seconds=completion.seconds, likelihood=likelihood)
+        for candidate, completion, likelihood in zip(plan, got, likelihoods, strict=True)])
+    return dataclasses.replace(got[chosen], seconds=seconds), likelihoods[chosen], candidates
 
 
 CLOSE_SECONDS = 10.0
@@ -319,7 +372,8 @@ def _close_at_budget(request: Request, completion: Completion) -> str:
 
 
 def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, fallback: str | None,
-            cached: bool, appended: str = "") -> SampleRecord:
+            cached: bool, appended: str = "", likelihood: Likelihood | None = None,
+            rerank: Rerank | None = None) -> SampleRecord:
     output = completion.text + appended
     answer = task.answer(output)
     decoding = config.decoding if fallback is None else "free-fallback"
@@ -331,7 +385,7 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
         finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers,
-        appended=appended)
+        appended=appended, likelihood=likelihood, rerank=rerank)
 
 
 def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:

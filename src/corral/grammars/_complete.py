@@ -120,12 +120,28 @@ def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_0
         return None
     if matcher.is_error():
         return None
+    for candidate in _hinted(grammar.hints):
+        trial = matcher.deep_copy()
+        if trial.consume_tokens(list(candidate)) and trial.is_accepting():
+            return candidate.decode("utf-8")
     deadline = time.perf_counter() + seconds
     start = nesting(data)
     found = _shortest(matcher.deep_copy(), data, start, max_nodes, time.perf_counter() + seconds / 4, max_bytes)
     if found is None:
         found = _greedy(matcher, data, start, deadline, max_bytes)
     return None if found is None else found.decode("utf-8", errors="replace")
+
+
+def _hinted(hints: tuple[str, ...]) -> list[bytes]:
+    """Completions made of the grammar's hints, tried first: a byte search would almost never spell a required
+    word ("witness"), while "the text still needs these words" is the usual reason a cut-off sentence fails. The
+    words are tried in their order, with fewer of them first, each ending in a period."""
+    words = list(dict.fromkeys(h.lower() for h in hints if h and " " not in h and h.strip(".") == h))[:4]
+    out: list[bytes] = [b".", b""]
+    for r in range(1, len(words) + 1):
+        for chosen in itertools.combinations(words, r):
+            out.append((" " + " ".join(chosen) + ".").encode())
+    return out
 
 
 def _options(allowed: list[int], last: bytes) -> list[int]:

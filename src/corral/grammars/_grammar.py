@@ -52,6 +52,9 @@ class Grammar:
     format: GrammarFormat
     source: str
     description: str = ""
+    hints: tuple[str, ...] = ()
+    """Words and sentences a text of the grammar is likely to need (a compiled constraint's own strings): a
+    search for a witness or for the completion of a cut-off output tries them whole before spelling bytes."""
 
     @cached_property
     def hash(self) -> str:

@@ -78,6 +78,8 @@ class Lexicon:
         alone: tokens that stand on their own before a chunk (``— and``): written as a prefix of the next
             chunk, so they never repeat.
         ends: the sentence-final marks; after_end: tokens after them (a closing quote).
+        last_word: what the word before the final mark must also match (a splitter will not end a sentence
+            after every word: syntok reads ``ThE.`` or ``jlkY.`` as an abbreviation).
         max_openers ... max_after: at most this many *word-making* tokens of each kind per chunk (tokens that
             make no word repeat freely), so a chunk holds a bounded number of words.
     """
@@ -91,6 +93,7 @@ class Lexicon:
     alone: tuple[Token, ...]
     ends: tuple[Token, ...] = (Token("."), Token("!"), Token("?"))
     after_end: tuple[Token, ...] = ()
+    last_word: str = rx(f".*{_A}{_A}")
     max_openers: int = 1
     max_glue: int = 2
     max_closers: int = 2
@@ -111,23 +114,28 @@ def _segment(joiners: str) -> str:
     return f"({runs} & ~({rx('.*[^0-9][,:.].*')}))"
 
 
-def _either_case(words: str) -> str:
-    return rx(f"(?i:{words})")
+def _ascii_either_case(words: str) -> str:
+    """``words`` in either case, ASCII only: a case-insensitive regex would also match ``ſ`` (long s) for
+    ``s`` and ``K`` (Kelvin) for ``k``, letters the profiles see differently."""
+    return rx("|".join("".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
+                       for word in words.split("|")))
 
 
 # Treebank splits these words in two (can|not, gon|na ...); a word must not hold them as a part.
 _SPLIT_WORDS = "cannot|gimme|gonna|gotta|lemme|wanna|more'n|d'ye|'tis|'twas"
+_SPLIT_WORDS_EITHER_CASE = "|".join("".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in w)
+                                    for w in _SPLIT_WORDS.split("|"))
 # The words "n't" follows, as Treebank leaves them (can't: ca + n't, won't: wo + n't).
 _AUXILIARIES = "do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|might|ca|wo|ai|sha"
 _APOSTROPHE_ENDINGS = ("'s", "'S", "'m", "'M", "'d", "'D", "'ll", "'LL", "'re", "'RE", "'ve", "'VE")
 _CURLY_ENDINGS = ("s", "m", "d", "ll", "re", "ve")
 
 _NOT_ALNUM = f"[^{ALNUM}]"
-_COLLIE_WORD = " & ".join([
+_COLLIE_WORD = "(" + " & ".join([
     _segment("/-"),
     # no part that Treebank splits in two
-    "~(" + rx(f"(.*{_NOT_ALNUM})?(?i:{_SPLIT_WORDS})({_NOT_ALNUM}.*)?") + ")",
-])
+    "~(" + rx(f"(.*{_NOT_ALNUM})?({_SPLIT_WORDS_EITHER_CASE})({_NOT_ALNUM}.*)?") + ")",
+]) + ")"
 
 COLLIE_V1 = Lexicon(
     profile="collie-v1",
@@ -139,10 +147,10 @@ COLLIE_V1 = Lexicon(
     glue=(Token("—", "—"), Token("–", "–"), Token("--", "--")),
     suffixes=(
         Suffix((tuple(Token(c, c) for c in _APOSTROPHE_ENDINGS),)),
-        Suffix(((Token("n't", "n't"), Token("N'T", "N'T")),), stem=_either_case(_AUXILIARIES)),
+        Suffix(((Token("n't", "n't"), Token("N'T", "N'T")),), stem=_ascii_either_case(_AUXILIARIES)),
         # the curly apostrophe is a word of its own, and so is what follows it: it ’ s, couldn ’ t
         Suffix(((Token("’", "’"),), tuple(Token(c, c) for c in _CURLY_ENDINGS))),
-        Suffix(((Token("’", "’"),), (Token("t", "t"),)), stem=_either_case(
+        Suffix(((Token("’", "’"),), (Token("t", "t"),)), stem=_ascii_either_case(
             "|".join(f"{w}n" for w in _AUXILIARIES.split("|") if w not in ("ca", "wo", "ai", "sha")) + "|can|won")),
     ),
     alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&")),
@@ -151,9 +159,9 @@ COLLIE_V1 = Lexicon(
 
 # A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).
 _DEFAULT_WORD = (
-    f"(({_segment('-')}) ({rx(chr(39) + '|’')} ({_either_case('s|m|d|ll|re|ve')}))?)"
-    f" | (({_either_case(_AUXILIARIES)}) "
-    f"({_either_case('n')}) ({rx(chr(39) + '|’')}) ({_either_case('t')}))"
+    f"((({_segment('-')}) ({rx(chr(39) + '|’')} ({_ascii_either_case('s|m|d|ll|re|ve')}))?)"
+    f" | (({_ascii_either_case(_AUXILIARIES)}) "
+    f"({_ascii_either_case('n')}) ({rx(chr(39) + '|’')}) ({_ascii_either_case('t')})))"
 )
 
 # ``$5`` and ``50%`` are default-profile words, but their signs are stripped when strings are compared, so a
@@ -170,6 +178,8 @@ DEFAULT = Lexicon(
     suffixes=(),
     alone=(Token("—"), Token("–"), Token("--"), Token("-"), Token("&")),
     after_end=(Token('"'), Token("”"), Token("’")),
+    # capitals only at the start, two lowercase letters at the end: syntok ends a sentence there
+    last_word=rx("[A-ZÀ-ÖØ-Þ]?[a-zà-öø-ÿ]*[a-zà-öø-ÿ][a-zà-öø-ÿ]"),
 )
 
 LEXICONS = {lex.profile: lex for lex in (COLLIE_V1, DEFAULT)}

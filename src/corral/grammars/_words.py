@@ -13,12 +13,12 @@ they would grow exponentially; llguidance shares a named terminal wherever it is
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
 
 from . import _regex as R
-from ._lexicon import ALNUM, UPPER, Lexicon, Token
+from ._lexicon import UPPER, Lexicon, Token
 
 SPACE = '" "'
 
@@ -297,7 +297,7 @@ class Words:
             if "nodot" in variant:
                 parts.append(R.neg(R.rx(r".*\..*")))
             if "last" in variant:
-                parts += [R.rx(f".*[{ALNUM}][{ALNUM}]"), R.neg(R.rx(r".*\..*"))]
+                parts += [self.lex.last_word, R.neg(R.rx(r".*\..*"))]
                 if self.no_final:
                     parts.append(R.neg(R.rx(f"(?i:{'|'.join(sorted(self.no_final))})")))
             self._memo[key] = self.terminals.name(R.both(*parts))
@@ -308,12 +308,11 @@ class Words:
 
     def walk(self, need: Need) -> str:
         """Sentences whose words meet ``need``, as one walk over the chunks (no intersection)."""
-        if need.hi is None and need.lo == 0 and not need.at:
-            # no count of words asked: the walk need not follow one, a cheap bound on the chunks keeps it finite
+        if need.hi is None:
+            # no upper bound asked: the walk counts words only as far as its lower bound and positions need, and
+            # a cheap bound on the chunks keeps the sentence finite
             return R.both(_Walk(self, need).sentence(), self._bound)
-        capped = need if need.hi is not None and need.hi <= self.max_chunks else \
-            replace(need, hi=max(self.max_chunks, need.lo))
-        return _Walk(self, capped).sentence()
+        return _Walk(self, need).sentence()
 
     @cached_property
     def _bound(self) -> str:

@@ -9,6 +9,9 @@ which keeps sacrebleu's 0-100.
 - ``_text``: SQuAD F1, BLEU, and the ``micro_f1``, ``macro_f1`` and ``bleu`` aggregates.
 - ``_brackets``: EVALB labelled bracket F1 (COLLINS.prm) for constituency trees, micro-averaged by ``micro_f1``.
 - ``_attachment``: the BenchCLAMP dependency output forms and LAS/UAS, micro-averaged by the ``ratio`` aggregate.
+- ``_fluency``: whether outputs are still language (non-word share, triple repeats, distinct-2, NLL per token
+  under the unconstrained model). These are figures of a whole run, not of a task, so they are no quality key:
+  every run summary carries them as its ``fluency`` block (``corral.evaluation.summarize``).
 
 Importing this package registers every aggregate: ``corral.registry`` imports it lazily on the first lookup.
 """
@@ -36,6 +39,18 @@ from ._brackets import (
     tree_exact_match,
     tree_words,
 )
+from ._fluency import (
+    FLUENCY_SIGNATURE,
+    distinct_n,
+    fluency,
+    fluency_signature,
+    has_triple_repeat,
+    is_nonword,
+    nll_per_token,
+    nonword_share,
+    triple_repeat_share,
+    words,
+)
 from ._text import (
     BLEU_SIGNATURE,
     bleu_signature,
@@ -51,6 +66,7 @@ from ._text import (
 __all__ = [
     "BLEU_SIGNATURE",
     "EQUIVALENT_LABELS",
+    "FLUENCY_SIGNATURE",
     "PUNCTUATION_TAGS",
     "ROOT_HEAD",
     "WRAPPER_LABELS",
@@ -59,11 +75,18 @@ __all__ = [
     "bleu_stats",
     "bracket_stats",
     "corpus_bleu",
+    "distinct_n",
     "evalb_label",
     "f1_stats",
+    "fluency",
+    "fluency_signature",
+    "has_triple_repeat",
+    "is_nonword",
     "labelled_brackets",
     "macro_f1",
     "micro_f1",
+    "nll_per_token",
+    "nonword_share",
     "normalize_squad",
     "ratio",
     "read_indexed",
@@ -73,6 +96,8 @@ __all__ = [
     "squad_f1",
     "tree_exact_match",
     "tree_words",
+    "triple_repeat_share",
+    "words",
     "write_indexed",
     "write_triples",
 ]

@@ -18,7 +18,7 @@ from ._llamacpp_cpu import (
     load_backends,
 )
 from ._load import load_model, parse_spec
-from ._protocol import Completion, Message, Model, ModelError, Request, Sampling
+from ._protocol import Completion, Likelihood, Message, Model, ModelError, Request, Sampling, Scorer, score_texts
 from ._scripted import ScriptedModel, scripted_tokens
 from ._threads import THREADS_VARIABLE, default_threads
 
@@ -29,12 +29,14 @@ __all__ = [
     "X86_VARIANTS",
     "Completion",
     "CpuMismatch",
+    "Likelihood",
     "LlamaBuild",
     "Message",
     "Model",
     "ModelError",
     "Request",
     "Sampling",
+    "Scorer",
     "ScriptedModel",
     "Variant",
     "adapter_dir",
@@ -52,5 +54,6 @@ __all__ = [
     "parse_spec",
     "plain_checkpoint",
     "resolve_gguf",
+    "score_texts",
     "scripted_tokens",
 ]

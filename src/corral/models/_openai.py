@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from corral.registry import backends
 
-from ._protocol import Completion, ModelError, Request
+from ._protocol import Completion, Likelihood, ModelError, Request
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -129,6 +129,20 @@ class OpenAIModel:
             out.append(flat[position:position + request.sampling.n])
             position += request.sampling.n
         return out
+
+    def score(self, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]:
+        """None for every text: a served chat model is not scored (``corral.models.Scorer``).
+
+        Scoring a given reply needs the log-probabilities of *prompt* tokens. Chat completions return them only for
+        tokens the server generates, and ``/v1/completions`` with ``echo`` and ``logprobs`` (where a server has it:
+        vLLM, llama-cpp-python's server when started with ``logits_all``) takes a raw prompt, so the client would
+        have to render the chat with the model's own template, which the OpenAI protocol does not give it; a prompt
+        rendered another way would score another text. A served run's fluency figures therefore leave NLL/token
+        empty, and the ``rerank`` strategy refuses a served model.
+        """
+        if len(requests) != len(texts):
+            raise ValueError(f"{len(requests)} requests but {len(texts)} texts")
+        return [None] * len(texts)
 
     def close(self) -> None:
         """Close the HTTP client (no pooled connection outlives it) and stop the private event loop."""

@@ -29,8 +29,6 @@ class Message(TypedDict):
     content: str
 
 
-
-
 @dataclass(frozen=True)
 class Sampling:
     """Sampling parameters shared by every backend.
@@ -132,12 +130,61 @@ class Completion:
         return self.completion_tokens / self.seconds if self.seconds > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class Likelihood:
+    """How likely a model finds a text as the assistant's reply to a chat, with no grammar: the text's own tokens
+    (``tokens``, its canonical tokenisation; the end-of-turn token is not counted) and the natural-log probability
+    of all of them (``logprob``, <= 0).
+
+    Why the canonical tokenisation: a constrained decoder may reach a text through an unusual split of it, and
+    what a fluency figure asks is how likely the *text* is, not the path the decoder took.
+    """
+
+    tokens: int
+    logprob: float
+
+    def __post_init__(self) -> None:
+        if self.tokens < 0:
+            raise ValueError(f"tokens must be >= 0, got {self.tokens}")
+
+    @property
+    def nll_per_token(self) -> float | None:
+        """The mean negative log-likelihood per token (nats); None for an empty text."""
+        return -self.logprob / self.tokens if self.tokens else None
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """The optional half of the protocol: how likely the model finds each reply, scored without any grammar.
+
+    ``score(requests, texts)`` gives, per pair, the ``Likelihood`` of ``texts[i]`` as the assistant's reply after
+    ``requests[i].messages`` (the request's sampling and grammar are ignored), or None where it cannot be scored
+    (the chat does not fit the context, or the backend cannot score at all: a served model). Backends that cannot
+    score need not define it; ``score_texts`` answers None for them.
+    """
+
+    def score(self, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]: ...
+
+
+def score_texts(model: object, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]:
+    """``model.score(requests, texts)`` when the model scores texts, else None for each."""
+    if len(requests) != len(texts):
+        raise ValueError(f"{len(requests)} requests but {len(texts)} texts")
+    if not isinstance(model, Scorer):
+        return [None] * len(texts)
+    scores = model.score(requests, texts)
+    if len(scores) != len(texts):
+        raise ModelError(f"{type(model).__name__}.score gave {len(scores)} scores for {len(texts)} texts")
+    return scores
+
+
 @runtime_checkable
 class Model(Protocol):
     """What every backend provides. ``complete`` returns, per request, its ``sampling.n`` completions in order.
 
     A backend may also say where it computes, as a ``runtime`` string (llama.cpp's CPU variant and the CPU, the
-    torch build): greedy outputs differ slightly between instruction sets, so runs record it.
+    torch build): greedy outputs differ slightly between instruction sets, so runs record it. A backend may also
+    score texts (``Scorer``): the fluency metrics and the ``rerank`` strategy read it through ``score_texts``.
     """
 
     backend: str

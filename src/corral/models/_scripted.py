@@ -16,10 +16,13 @@ from collections.abc import Callable, Sequence
 
 from corral.registry import backends
 
-from ._protocol import Completion, Request
+from ._protocol import Completion, Likelihood, Request
 
 Script = Sequence[str] | Callable[[Request, int], str]
 """Outputs in the order they are asked for, or a function of (request, sample index) that returns one."""
+
+ScriptedScores = Callable[[Request, str], Likelihood | None]
+"""How likely a reply is after a request's chat, as the test wants the runner to see it."""
 
 _TOKEN = re.compile(r"\s*\S+|\s+")
 
@@ -30,12 +33,17 @@ def scripted_tokens(text: str) -> list[str]:
 
 
 class ScriptedModel:
-    """Replays a script; ``requests`` records every request it was sent, in order."""
+    """Replays a script; ``requests`` records every request it was sent, in order.
+
+    ``scores`` answers ``score`` (the ``Scorer`` half of the protocol) for tests of the runner's use of likelihoods;
+    without it every text scores None, as on a backend that cannot score.
+    """
 
     backend = "scripted"
 
-    def __init__(self, script: Script = (), name: str = "scripted") -> None:
+    def __init__(self, script: Script = (), name: str = "scripted", scores: ScriptedScores | None = None) -> None:
         self.name = name
+        self._scores = scores
         self.runtime = "scripted outputs (no model)"
         self.requests: list[Request] = []
         self._script = script
@@ -79,12 +87,18 @@ class ScriptedModel:
         return Completion(text=out, finish_reason=finish, prompt_tokens=prompt,  # type: ignore[arg-type]
                           completion_tokens=used, constrained=request.grammar is not None)
 
+    def score(self, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]:
+        if len(requests) != len(texts):
+            raise ValueError(f"{len(requests)} requests but {len(texts)} texts")
+        return [self._scores(r, t) if self._scores else None for r, t in zip(requests, texts, strict=True)]
+
     def close(self) -> None:
         pass
 
 
 @backends.register("scripted")
-def _scripted(model: str = "scripted", script: Script = (), **options: object) -> ScriptedModel:
+def _scripted(model: str = "scripted", script: Script = (), scores: ScriptedScores | None = None,
+              **options: object) -> ScriptedModel:
     if options:
         raise TypeError(f"unexpected options {sorted(options)}")
-    return ScriptedModel(script, name=model)
+    return ScriptedModel(script, name=model, scores=scores)

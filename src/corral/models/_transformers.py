@@ -30,7 +30,7 @@ from corral.registry import backends
 from ._bundled import resolve_gguf
 from ._checkpoint import adapter_dir, fingerprint, load_checkpoint
 from ._gguf_loading import quick_gguf_reads, quiet_progress
-from ._protocol import Completion, FinishReason, ModelError, Request, Sampling
+from ._protocol import Completion, FinishReason, Likelihood, ModelError, Request, Sampling
 from ._threads import default_threads
 
 if TYPE_CHECKING:
@@ -345,6 +345,41 @@ class TransformersModel:
             row.finish = "length"
             return False
         return True
+
+    # ------------------------------------------------------------------------------------------- scoring
+    @_no_grad
+    def score(self, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]:
+        """How likely each text is as the reply to its request's chat, with no grammar (``corral.models.Scorer``).
+
+        One forward pass per pair over the rendered chat and the reply's own tokens (no end of turn), keeping logits
+        only for the positions that predict a reply token; their log-softmax at the reply's tokens is summed. Pairs
+        run one at a time: a scoring pass is short next to generation, and an unpadded row gives the same figure
+        alone or in any batch. None where the chat and reply exceed the context.
+        """
+        import torch
+
+        if self._model is None:
+            raise ModelError(f"model {self.name} is closed")
+        if len(requests) != len(texts):
+            raise ValueError(f"{len(requests)} requests but {len(texts)} texts")
+        scores: list[Likelihood | None] = []
+        for request, text in zip(requests, texts, strict=True):
+            reply = list(self._tokenizer(text, add_special_tokens=False)["input_ids"]) if text else []
+            if not reply:
+                scores.append(Likelihood(0, 0.0))
+                continue
+            prompt = self._prompt(request)
+            if len(prompt) + len(reply) > self.max_context:
+                scores.append(None)
+                continue
+            ids = torch.tensor([[*prompt, *reply]])
+            # the last len(reply) + 1 positions: the one after the prompt predicts reply[0], the final one nothing
+            logits = self._model(input_ids=ids, logits_to_keep=len(reply) + 1).logits[0, :-1].double()
+            if logits.shape[1] > self._vocab:  # the embedding's padding rows are no tokens
+                logits[:, self._vocab:] = float("-inf")
+            picked = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(reply).unsqueeze(1))
+            scores.append(Likelihood(len(reply), float(picked.sum())))
+        return scores
 
     def close(self) -> None:
         """Drop the weights (about 1 GB) now rather than when the last reference goes."""
