@@ -143,19 +143,23 @@ def test_every_sampled_paragraph_passes_the_checker(body, profile, seed):
 
 
 def test_collie_v1_instances_compile_and_their_witnesses_pass():
-    """compile_constraint draws a witness and checks it. Before the lexical shape 1,889 of 2,080 instances
-    compiled; no fewer may now. The rest are refused with a reason (fixed sentences that the profile splits,
-    engine limits), never approximated."""
+    """compile_constraint draws a witness and checks it. Every 8th instance (260 of 2,080, all structures): at
+    least 95% compile (all 2,080: benchmarks/collie_grammar_recall.py); the rest are refused with a reason
+    (fixed sentences that the profile splits, engine limits), never approximated."""
     compiled = {name: 0 for name in STRUCTURES}
     by_code = {s.code: s.name for s in STRUCTURES.values()}
-    for inst in instances():
+    tried = 0
+    for i, inst in enumerate(instances()):
+        if i % 8:
+            continue
+        tried += 1
         try:
             compile_constraint(constraint_for(inst.code, inst.targets))
             compiled[by_code[inst.code]] += 1
         except NotExpressible as exc:
             assert exc.parts and not any("internal" in reason for _, reason in exc.parts), str(exc)
     assert all(compiled.values()), compiled
-    assert sum(compiled.values()) >= 1889
+    assert sum(compiled.values()) >= 0.95 * tried
 
 
 def test_sampled_passages_with_fixed_sentences_pass():
