@@ -87,7 +87,7 @@ def _compiled(constraint: Constraint) -> Grammar | None:
         return None
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=sentence_bodies, profile=st.sampled_from(PROFILES), seed=st.integers(0, 2**32))
 def test_every_sampled_sentence_passes_the_checker(body, profile, seed):
     constraint = Constraint(body, Level.SENTENCE, profile)
@@ -100,7 +100,7 @@ def test_every_sampled_sentence_passes_the_checker(body, profile, seed):
             assert check(constraint, text).passed, (str(constraint), text)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=sentence_bodies, profile=st.sampled_from(PROFILES), seed=st.integers(0, 2**32))
 def test_grammar_is_exact_inside_the_sentence_shape(body, profile, seed):
     """Inside the shape the grammar accepts a text exactly when the checker passes it (not just soundness)."""
@@ -129,7 +129,7 @@ def _passage_body() -> st.SearchStrategy:
     return parts.map(lambda p: p[0] if len(p) == 1 else And(tuple(p)))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=_passage_body(), profile=st.sampled_from(PROFILES), seed=st.integers(0, 2**32))
 def test_every_sampled_paragraph_passes_the_checker(body, profile, seed):
     constraint = Constraint(body, Level.PARAGRAPH, profile)

@@ -146,7 +146,7 @@ def _paragraph(draw, profile: str) -> tuple[str, list[str], int]:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_the_profile_splits_the_shape_as_the_lexicon_says(profile, data):
     text, expected, sentences = data.draw(_paragraph(profile))
