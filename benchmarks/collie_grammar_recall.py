@@ -1,6 +1,6 @@
 """How much real English the compiled COLLIE-v1 grammars hold, and whether everything they hold passes.
 
-    python benchmarks/collie_grammar_recall.py [--samples 20] [--structures sent02,para01] [--limit N]
+    python benchmarks/collie_grammar_recall.py [--samples 20] [--structures sent02,para01] [--limit N] [--jobs N]
 
 For every COLLIE-v1 instance: compile its constraint (``corral.grammars.compile_constraint``), then
 
@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import re
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from functools import lru_cache
 
 from corral.constraints import TEXT, Constraint, Count, Rel, check
@@ -91,71 +93,90 @@ def _cause(text: str, at: int, how: str, shape) -> str:
     return "a count, position or length limit (more than 100 words a sentence, 12 sentences a paragraph)"
 
 
+def _measure(job: tuple[int, int]) -> dict:
+    """One instance: compiled or why not, the example accepted or why not, and the sampled texts' verdicts."""
+    index, samples = job
+    inst = _instances()[index]
+    constraint = inst.constraint
+    row: dict = {"id": inst.id, "structure": inst.structure}
+    try:
+        grammar = compile_constraint(constraint)
+    except NotExpressible as exc:
+        return {**row, "compiled": False, "reason": exc.parts[0][1]}
+    at, how = _refusal(grammar, inst.example)
+    cause = None
+    if how != "accepted":
+        cause = ("the example fails its own constraint (no sound grammar accepts it)"
+                 if not check(constraint, inst.example).passed
+                 else _cause(inst.example, at, how, _shape(constraint.profile)))
+    drawn, unsound = 0, []
+    for seed in range(samples):
+        text = sample(grammar, random_walk(seed, stop=0.15), max_bytes=3000)
+        if text is None:
+            continue
+        drawn += 1
+        if not check(constraint, text).passed:
+            unsound.append(f"{inst.id}: {text!r:.160}")
+    return {**row, "compiled": True, "accepted": how == "accepted", "refused_at": at, "how": how, "cause": cause,
+            "drawn": drawn, "unsound": unsound}
+
+
+@lru_cache(maxsize=1)
+def _instances() -> list:
+    return list(instances())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=20, help="texts drawn per grammar for soundness")
     parser.add_argument("--structures", default="", help="comma-separated structure names (default: all)")
     parser.add_argument("--limit", type=int, default=0, help="instances per structure (0: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     parser.add_argument("--json", default="", help="write one row per instance here")
     args = parser.parse_args()
     wanted = {s for s in args.structures.split(",") if s}
     seen: Counter[str] = Counter()
+    chosen = []
+    for index, inst in enumerate(_instances()):
+        if (wanted and inst.structure not in wanted) or (args.limit and seen[inst.structure] >= args.limit):
+            continue
+        seen[inst.structure] += 1
+        chosen.append((index, args.samples))
     total: Counter[str] = Counter()
     compiled: Counter[str] = Counter()
     accepted: Counter[str] = Counter()
-    causes: dict[str, Counter[str]] = defaultdict(Counter)
+    blocked: Counter[str] = Counter()
     inexpressible: Counter[str] = Counter()
     drawn = unsound = 0
     unsound_examples: list[str] = []
     rows = []
     started = time.perf_counter()
-    for inst in instances():
-        name = inst.structure
-        if wanted and name not in wanted:
-            continue
-        if args.limit and seen[name] >= args.limit:
-            continue
-        seen[name] += 1
-        total[name] += 1
-        constraint = inst.constraint
-        row = {"id": inst.id, "structure": name}
-        try:
-            grammar = compile_constraint(constraint)
-        except NotExpressible as exc:
-            reason = exc.parts[0][1]
-            inexpressible[re.sub(r"'[^']*'|\"[^\"]*\"", "…", reason)[:90]] += 1
-            rows.append({**row, "compiled": False, "reason": reason})
-            continue
-        compiled[name] += 1
-        at, how = _refusal(grammar, inst.example)
-        if how == "accepted":
-            accepted[name] += 1
-        elif not check(constraint, inst.example).passed:
-            causes[name]["the example fails its own constraint (no sound grammar accepts it)"] += 1
-        else:
-            causes[name][_cause(inst.example, at, how, _shape(constraint.profile))] += 1
-        for seed in range(args.samples):
-            text = sample(grammar, random_walk(seed, stop=0.15), max_bytes=3000)
-            if text is None:
-                continue
-            drawn += 1
-            if not check(constraint, text).passed:
-                unsound += 1
-                if len(unsound_examples) < 10:
-                    unsound_examples.append(f"{inst.id}: {text!r:.160}")
-        rows.append({**row, "compiled": True, "accepted": how == "accepted", "refused_at": at, "how": how})
+    with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+        for done, row in enumerate(pool.imap(_measure, chosen, chunksize=4), 1):
+            rows.append(row)
+            name = row["structure"]
+            total[name] += 1
+            if not row["compiled"]:
+                inexpressible[re.sub(r"'[^']*'|\"[^\"]*\"", "…", row["reason"])[:90]] += 1
+            else:
+                compiled[name] += 1
+                accepted[name] += row["accepted"]
+                if row["cause"]:
+                    blocked[row["cause"]] += 1
+                drawn += row["drawn"]
+                unsound += len(row["unsound"])
+                unsound_examples += row["unsound"][:10 - len(unsound_examples)]
+            if done % 100 == 0:
+                print(f"  {done}/{len(chosen)} instances, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     seconds = time.perf_counter() - started
     n, c, a = sum(total.values()), sum(compiled.values()), sum(accepted.values())
     print(f"instances {n}; expressible {c} ({c / max(n, 1):.1%}); recall {a}/{c} ({a / max(c, 1):.1%} of "
           f"the compiled, {a / max(n, 1):.1%} of all); soundness {drawn - unsound}/{drawn} sampled texts pass "
-          f"({args.samples} walks per grammar); {seconds:.0f} s")
+          f"({args.samples} walks per grammar); {seconds:.0f} s with {args.jobs} workers")
     print("\n| structure | instances | compiled | example accepted | recall |\n|---|---|---|---|---|")
     for name in total:
         print(f"| {name} | {total[name]} | {compiled[name]} | {accepted[name]} | "
               f"{accepted[name] / max(compiled[name], 1):.1%} |")
-    blocked = Counter()
-    for counter in causes.values():
-        blocked.update(counter)
     print("\nwhat refuses the rest (the first refused form in the example):")
     for cause, k in blocked.most_common():
         print(f"  {k:5d}  {cause}")

@@ -17,7 +17,8 @@ from corral.models import ScriptedModel
 
 runner = CliRunner()
 SHARED = {"model", "base_url", "where", "limit", "samples", "rounds", "decoding", "temperature", "top_p", "max_tokens",
-          "seed", "repeat_limit", "output", "no_cache", "report", "task_option"}
+          "seed", "repeat_limit", "output", "no_cache", "report", "task_option", "strategy", "rerank_k",
+          "rerank_temperature"}
 
 
 def _one_line_error(result) -> str:
@@ -43,7 +44,7 @@ def scripted(monkeypatch):
 def test_eval_has_only_the_options_every_task_shares():
     command = typer.main.get_command(app).commands["eval"]  # type: ignore[attr-defined]
     options = [param for param in command.params if isinstance(param, TyperOption) and param.name != "help"]
-    assert {option.name for option in options} == SHARED and len(options) == 16
+    assert {option.name for option in options} == SHARED and len(options) == 19
     flags = {flag for option in options for flag in option.opts}
     assert {"-T", "--task-option", "--limit", "--where"} <= flags
     assert not flags & {"--constrained", "--extract", "--structures", "--per-structure", "--checker-mode", "--shots"}

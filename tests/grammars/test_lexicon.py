@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import Grammar, accepts
+from corral.grammars import _regex as R
 from corral.grammars._lexicon import LEXICONS, Lexicon, Token, lexicon
 from corral.grammars._terms import _profile
 from corral.grammars._words import Terminals, Words
@@ -36,7 +37,7 @@ def _word_grammar(profile: str, stem: str | None = None) -> Grammar:
 def _shape(profile: str, one_sentence: bool = False) -> Grammar:
     terminals = Terminals()
     words = Words(lexicon(profile), _profile(profile).no_final, terminals, 64)
-    top = "S" if one_sentence else 'S (" " S)*'
+    top = "S" if one_sentence else f"{R.TEXT_START} S ({R.SENTENCE_SEPARATOR} S)*"
     return Grammar("lark", f"start: P\nP: {top}\nS: {words.shape}\n{terminals.lark()}", "shape")
 
 
@@ -59,6 +60,10 @@ def _words(draw, profile: str, first: bool = False, last: bool = False, stem: st
             word = draw(letters)
             for _ in range(draw(st.integers(0, 2))):
                 word += draw(st.sampled_from(JOINERS[profile])) + draw(letters)
+        if draw(st.integers(0, 6)) == 0:  # an apostrophe after one or two letters: O'Brien, o'clock
+            mark = "'" if profile == "collie-v1" else draw(st.sampled_from("'’"))
+            word = draw(st.sampled_from(["O", "o", "d", "Ma", "D"])) + mark + draw(st.sampled_from(
+                ["Brien", "clock", "Arc", "am", "Angelo", "ll", "re", "ve"])) + word
         if profile == "default" and draw(st.integers(0, 3)) == 0:
             word += draw(st.sampled_from("'’")) + draw(st.sampled_from(["s", "m", "d", "ll", "re", "ve"]))
         if profile == "default" and draw(st.integers(0, 5)) == 0:
@@ -73,16 +78,19 @@ def _words(draw, profile: str, first: bool = False, last: bool = False, stem: st
     return word
 
 
-def _pick(draw, tokens: tuple[Token, ...], most: int) -> list[Token]:
-    """Tokens of one kind: non-word ones freely, at most ``most`` word-making ones."""
+def _pick(draw, tokens: tuple[Token, ...], most: int, in_a_row: int = 2) -> list[Token]:
+    """Tokens of one kind: at most ``most`` word-making ones, at most ``in_a_row`` others between them."""
     free = [t for t in tokens if t.value is None]
     weighted = [t for t in tokens if t.value is not None]
     out: list[Token] = []
+    run = 0
     for _ in range(draw(st.integers(0, 2))):
         if weighted and len([t for t in out if t.value]) < most and draw(st.booleans()):
             out.append(draw(st.sampled_from(weighted)))
-        elif free:
+            run = 0
+        elif free and run < in_a_row:
             out.append(draw(st.sampled_from(free)))
+            run += 1
     return out
 
 
@@ -93,7 +101,7 @@ def _chunk(draw, lex: Lexicon, first: bool, last: bool) -> tuple[str, list[str]]
     if not first and lex.alone and draw(st.integers(0, 5)) == 0:
         token = draw(st.sampled_from(lex.alone))
         text, values = token.text + " ", [token.value] if token.value else []
-    for token in _pick(draw, lex.openers, lex.max_openers):
+    for token in _pick(draw, lex.openers, lex.max_openers, in_a_row=1):
         text += token.text
         values += [token.value] if token.value else []
     glued = draw(st.integers(0, lex.max_glue)) if lex.glue else 0
@@ -142,7 +150,11 @@ def _paragraph(draw, profile: str) -> tuple[str, list[str], int]:
             chunks.append(text)
             values += found
         sentences.append(" ".join(chunks))
-    return " ".join(sentences), values, len(sentences)
+    # one space or two between sentences (as typed after a period), maybe one before the first
+    text = " " if draw(st.integers(0, 4)) == 0 else ""
+    for i, sentence in enumerate(sentences):
+        text += (draw(st.sampled_from([" ", "  "])) if i else "") + sentence
+    return text, values, len(sentences)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -188,6 +200,10 @@ def test_natural_sentences_are_in_the_shape(profile, text, words):
     ("collie-v1", "Its concern't grew."),     # n't follows an auxiliary only
     ("default", "Its concern't grew."),
     ("collie-v1", "Go & & & now."),           # a lone token stands before a chunk, once
+    ("collie-v1", "He checked-it-out-and-in again."),  # at most two joins in a word
+    ("default", "He said war—peace—war now."),  # at most one dash between the words of a chunk
+    ("default", "He said “““ no."),           # at most two free tokens in a row
+    ("collie-v1", "He met O’Brien."),         # Treebank splits a curly apostrophe off: O ’ Brien
 ])
 def test_forms_left_out_of_the_shape(profile, text):
     assert not accepts(_shape(profile, one_sentence=True), text)

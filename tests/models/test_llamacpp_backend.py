@@ -67,12 +67,13 @@ def test_constrained_collie_generations_all_pass(model):
     results = model.complete(requests)
     failures, truncated = [], []
     for (inst, constraint, _), [out] in zip(cases, results, strict=True):
+        if out.finish_reason != "stop":  # cut off by the token budget: not a text of the grammar
+            truncated.append((inst.id, out.finish_reason, out.text[:80]))
+            continue
         verdict = check(constraint, out.text)
         if not verdict.passed:
             failures.append((inst.id, out.finish_reason, out.text[:80], verdict.feedback))
-        if out.finish_reason != "stop":
-            truncated.append((inst.id, out.finish_reason, out.text[:80]))
-    assert not failures, failures
+    assert not failures, failures  # every text the grammar let the model finish passes
     # which outputs run out of tokens depends on the CPU variant's rounding (none on zen4, one on haswell, here);
     # that the grammar lets nearly every one finish does not
     assert len(truncated) <= len(cases) // 10, truncated

@@ -12,6 +12,7 @@ pass the constraint's own checker.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -207,7 +208,8 @@ class _Structure:
         fixed = [e for e in exprs if isinstance(e, Match) and _is_text(e.of) and e.rel is Rel.EQ]
         if fixed:
             text = fixed[0].value.strip()
-            emitted = text if text[-1:] in ".!?" else text + "."
+            # a sentence already ending in a mark, perhaps inside quotes ('... side!"'), is written as it is
+            emitted = text if re.search(r"[.!?][\"”’')\]]*$", text) else text + "."
             rest = [e for e in exprs if e is not fixed[0]]
             profile = self.terms.profile.name
             if not _one_sentence(emitted, fixed[0], profile):
@@ -363,7 +365,7 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
         terms.failures.append((str(exc.expr), exc.reason))
         return _Compiled("", terms.failures)
     rules = "\n".join(f"{name}: {body}" for name, body in structure.rules.items())
-    return _Compiled(f"start: {top}\n{rules}\n{terms.terminals.lark()}", terms.failures)
+    return _Compiled(f"start: {R.TEXT_START} {top}\n{rules}\n{terms.terminals.lark()}", terms.failures)
 
 
 def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limits = Limits()) -> Grammar:
@@ -375,7 +377,7 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     compiled = to_lark(constraint, limits)
     if compiled.failures:
         raise NotExpressible(compiled.failures)
-    if f"TEXT: {R.NOTHING}" in compiled.lark or compiled.lark.startswith("start: p0\nNOTHING:"):
+    if f"TEXT: {R.NOTHING}" in compiled.lark or compiled.lark.startswith(f"start: {R.TEXT_START} p0\nNOTHING:"):
         raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
     grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}", hints=_hints(constraint.body))
     grammar.validate()

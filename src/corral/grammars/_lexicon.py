@@ -45,6 +45,7 @@ from ._regex import rx
 ALNUM = "A-Za-z0-9À-ÖØ-Þà-öø-ÿ"
 _A = f"[{ALNUM}]"
 UPPER = "A-ZÀ-ÖØ-Þ"
+MAX_JOINS = 2
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class Lexicon:
     after_end: tuple[Token, ...] = ()
     last_word: str = rx(f".*{_A}{_A}")
     max_openers: int = 1
-    max_glue: int = 2
+    max_glue: int = 1
     max_closers: int = 2
     max_after: int = 1
 
@@ -107,10 +108,21 @@ class Lexicon:
         return frozenset(t.value for kind in kinds for t in kind if t.value is not None)
 
 
-def _segment(joiners: str) -> str:
+def _name_run(apostrophes: str) -> str:
+    """A run with an apostrophe after one or two letters (``O'Brien``, ``o'clock``, ``d'Arc``): both profiles
+    keep it one word. Not before a contraction's ending (``I'll``, ``we're``), which Treebank splits off."""
+    ending = _ascii_either_case("ll|re|ve")
+    return f"({rx(f'[A-Za-z]{{1,2}}[{apostrophes}]')} ({rx(f'{_A}{{2,}}')} & ~({ending})))"
+
+
+def _segment(joiners: str, apostrophes: str = "") -> str:
     """Alphanumeric runs joined by single ``joiners``, or by a comma, colon or period between digits (``1,000``,
-    ``10:30``, ``3.5``; a period after a letter is left out: a model would use it to run a sentence on)."""
-    runs = rx(f"{_A}+(([{joiners}]{_A}+)|([,:.][0-9]+))*")
+    ``10:30``, ``3.5``; a period after a letter is left out: a model would use it to run a sentence on).
+
+    At most ``MAX_JOINS`` joins (``mother-in-law``): unbounded, a small model under a mask loops
+    inside one word (``checked-checked-checked-...``) until its token budget runs out."""
+    first = f"({rx(f'{_A}+')}|{_name_run(apostrophes)})" if apostrophes else rx(f"{_A}+")
+    runs = f"({first} {rx(f'(([{joiners}]{_A}+)|([,:.][0-9]+)){{0,{MAX_JOINS}}}')})"
     return f"({runs} & ~({rx('.*[^0-9][,:.].*')}))"
 
 
@@ -132,7 +144,7 @@ _CURLY_ENDINGS = ("s", "m", "d", "ll", "re", "ve")
 
 _NOT_ALNUM = f"[^{ALNUM}]"
 _COLLIE_WORD = "(" + " & ".join([
-    _segment("/-"),
+    _segment("/-", "'"),
     # no part that Treebank splits in two
     "~(" + rx(f"(.*{_NOT_ALNUM})?({_SPLIT_WORDS_EITHER_CASE})({_NOT_ALNUM}.*)?") + ")",
 ]) + ")"
@@ -148,6 +160,8 @@ COLLIE_V1 = Lexicon(
     suffixes=(
         Suffix((tuple(Token(c, c) for c in _APOSTROPHE_ENDINGS),)),
         Suffix(((Token("n't", "n't"), Token("N'T", "N'T")),), stem=_ascii_either_case(_AUXILIARIES)),
+        # the plural possessive: Treebank splits the apostrophe off and it makes no word (the Owens' house)
+        Suffix(((Token("'"),),), stem=rx(".*[a-z][sS]")),
         # the curly apostrophe is a word of its own, and so is what follows it: it ’ s, couldn ’ t
         Suffix(((Token("’", "’"),), tuple(Token(c, c) for c in _CURLY_ENDINGS))),
         Suffix(((Token("’", "’"),), (Token("t", "t"),)), stem=_ascii_either_case(
@@ -159,7 +173,7 @@ COLLIE_V1 = Lexicon(
 
 # A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).
 _DEFAULT_WORD = (
-    f"((({_segment('-')}) ({rx(chr(39) + '|’')} ({_ascii_either_case('s|m|d|ll|re|ve')}))?)"
+    f"((({_segment('-', chr(39) + '’')}) ({rx(chr(39) + '|’')} ({_ascii_either_case('s|m|d|ll|re|ve')}))?)"
     f" | (({_ascii_either_case(_AUXILIARIES)}) "
     f"({_ascii_either_case('n')}) ({rx(chr(39) + '|’')}) ({_ascii_either_case('t')})))"
 )
@@ -171,13 +185,13 @@ _DEFAULT_WORD = (
 DEFAULT = Lexicon(
     profile="default",
     word=_DEFAULT_WORD,
-    openers=(Token('"'), Token("“"), Token("‘")),
+    openers=(Token('"'), Token("“"), Token("‘"), Token("'")),
     # no ";": syntok ends a sentence at one followed by a quote (';" — next')
-    closers=(Token(","), Token(":"), Token('"'), Token("”"), Token("’")),
+    closers=(Token(","), Token(":"), Token('"'), Token("”"), Token("’"), Token("'")),
     glue=(Token("—"), Token("–"), Token("--"), Token("/")),
     suffixes=(),
     alone=(Token("—"), Token("–"), Token("--"), Token("-"), Token("&")),
-    after_end=(Token('"'), Token("”"), Token("’")),
+    after_end=(Token('"'), Token("”"), Token("’"), Token("'")),
     # capitals only at the start, two lowercase letters at the end: syntok ends a sentence there
     last_word=rx("[A-ZÀ-ÖØ-Þ]?[a-zà-öø-ÿ]*[a-zà-öø-ÿ][a-zà-öø-ÿ]"),
 )

@@ -1,20 +1,10 @@
-"""Terminal expressions in llguidance's Lark dialect, and the narrow text shape the constraint compiler targets.
+"""Terminal expressions in llguidance's Lark dialect, and the separators of the text shape.
 
-A word- or sentence-level constraint compiles to one terminal (a lexeme): a regular expression built with
+A word- or sentence-level constraint compiles to terminals (lexemes): regular expressions built with
 concatenation, alternation, repetition, intersection (``&``) and complement (``~``), all of which llguidance
 supports inside terminals. Complement and intersection are what make ``not``, ``!=``, ``==`` and
-"every word ..." exact rather than approximate.
-
-The **shape** is the language every compiled grammar stays inside (documented in docs/grammars.md):
-
-* a word is ASCII letters, lowercase after an optional capital (``[A-Za-z][a-z]*``);
-* a sentence is words separated by a space or a comma and a space, starting with a capital and ending with
-  ``.``; its last word has at least two letters, ends in lowercase, and is not an abbreviation, month or
-  Roman numeral that a sentence splitter would refuse to end on;
-* sentences in a paragraph are separated by one space, paragraphs by one blank line (``\\n\\n``).
-
-Inside that shape every unit the checker sees is known exactly: words are the letter runs, sentences end at
-the periods, so each base constraint has an *exact* regular expression relative to the shape.
+"every word ..." exact rather than approximate. The sentence shape itself (what each profile makes of every
+lexical form) is in ``_lexicon.py`` and ``_words.py``; ``docs/grammars.md`` describes it.
 """
 
 from __future__ import annotations
@@ -23,13 +13,12 @@ import json
 import re
 
 ANY = "/.*/"
-LETTERS = "/[A-Za-z]+/"
-NON_LETTER = "/[^A-Za-z]/"
 WORD = "/[A-Za-z][a-z]*/"
-FIRST_WORD = "/[A-Z][a-z]*/"
-WORD_SEPARATOR = "/,? /"
-SENTENCE_SEPARATOR = '" "'
-PARAGRAPH_SEPARATOR = '"\\n\\n"'
+# One space between sentences, or two (as typed after a period); a paragraph may start with one space. The
+# profiles strip units, so neither changes a sentence's or paragraph's value.
+SENTENCE_SEPARATOR = "/  ?/"
+PARAGRAPH_SEPARATOR = "/\\n\\n ?/"
+TEXT_START = '" "?'
 
 # Words a sentence must not end on: syntok's abbreviations and months, Roman numerals (the default profile's
 # splitter would not break after them), lowercased; single letters are excluded by the two-letter rule
@@ -119,37 +108,6 @@ def ci(text: str, case_sensitive: bool = False) -> str:
     return rx(case_pattern(text, case_sensitive)) if text else '""'
 
 
-def sentence_shape(no_final: tuple[str, ...] = (), max_words: int = 40) -> str:
-    """The sentence language (see the module docstring): at most ``max_words`` words; ``no_final``: words it
-    must not end on. Written positively (the last word is its own piece) because the engine checks a
-    positive expression much faster than an intersection with ``.*`` patterns."""
-    last = rx("[A-Za-z][a-z]*[a-z]")
-    single = rx("[A-Z][a-z]+")
-    if no_final:
-        ban = rx(f"(?i:{'|'.join(sorted(no_final))})")
-        last, single = both(last, neg(ban)), both(single, neg(ban))
-    many = seq(FIRST_WORD, rep(seq(WORD_SEPARATOR, WORD), 0, max_words - 2), WORD_SEPARATOR, last)
-    return seq(alt(single, many) if max_words > 1 else single, '"."')
-
-
-def every_run(unit: str) -> str:
-    """Texts whose every whole letter run is in ``unit`` (positive form: cheaper for the engine than a complement)."""
-    one = both(unit, LETTERS)
-    return alt(rx("[^A-Za-z]*"), seq(rx("[^A-Za-z]*"), one, rep(seq(rx("[^A-Za-z]+"), one), 0, None), rx("[^A-Za-z]*")))
-
-
 def no_final_candidates() -> tuple[str, ...]:
     """Words a sentence splitter might refuse to end a sentence on (each profile is probed with them)."""
     return tuple(_NO_FINAL)
-
-
-def at_least_runs(unit: str, k: int, between: str = ANY) -> str:
-    """Texts with at least ``k`` separate occurrences of a whole letter run in ``unit``.
-
-    An occurrence is bounded by the text's edges or by non-letters, so it is a whole word, never part of one.
-    """
-    if k <= 0:
-        return ANY
-    one = both(unit, LETTERS)
-    middle = rep(seq(NON_LETTER, alt('""', seq(between, NON_LETTER)), one), k - 1, k - 1)
-    return seq(alt('""', seq(ANY, NON_LETTER)), one, middle, alt('""', seq(NON_LETTER, ANY)))

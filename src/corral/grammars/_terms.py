@@ -160,6 +160,9 @@ class _Terms:
             equals = None
             if isinstance(expr, Match) and _is_text(expr.of) and expr.rel is Rel.EQ and not expr.case_sensitive:
                 equals = self.profile.normalize(expr.value, False)
+            if isinstance(expr, Match) and _is_text(expr.of) and expr.rel is Rel.EQ and not _one_word(
+                    expr.value, self.profile.name):
+                regex = R.NOTHING  # the profile never makes one word of it ("don't" is do + n't in collie-v1)
             found = self._tests[expr] = self.words().test(regex, values, equals)
         return found
 
@@ -405,6 +408,12 @@ def _word_fact(expr: Expr) -> bool:
     return False
 
 
+def _one_word(value: str, profile: str) -> bool:
+    """Whether ``profile`` reads ``value`` as a single word of that text."""
+    units = get_profile(profile).split(value, Level.WORD)
+    return len(units) == 1 and units[0][0] == value
+
+
 def _shaped(expr: Expr) -> bool:
     """Whether the sentence-level compilation of ``expr`` lies inside the shape by construction."""
     if isinstance(expr, And):
@@ -412,7 +421,12 @@ def _shaped(expr: Expr) -> bool:
     if isinstance(expr, Or):
         return all(_shaped(p) for p in expr.parts)
     if isinstance(expr, Not):
-        return isinstance(expr.part, Or) or _word_fact(expr.part)
+        part = expr.part
+        if isinstance(part, And):  # pushed inwards: one of the negated parts
+            return all(_shaped(Not(p)) for p in part.parts)
+        if isinstance(part, Not):
+            return _shaped(part.part)
+        return isinstance(part, Or) or _word_fact(part)
     return _word_fact(expr)
 
 

@@ -91,11 +91,6 @@ def _lits(tokens: tuple[Token, ...]) -> str:
     return R.alt(*(R.lit(t.text) for t in tokens)) if tokens else R.NOTHING
 
 
-def _run(tokens: tuple[Token, ...]) -> str:
-    """Any number of ``tokens`` (none: the empty string)."""
-    return R.rep(_lits(tokens), 0, None) if tokens else ""
-
-
 def _words_of(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
     return tuple(t for t in tokens if t.value is not None)
 
@@ -104,10 +99,11 @@ def _not_words(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
     return tuple(t for t in tokens if t.value is None)
 
 
-def _bracketed(tokens: tuple[Token, ...], most: int, free: int | None = None) -> list[_Template]:
-    """Runs of non-word tokens (at most ``free`` in a row; None: any) with 0..``most`` word-making tokens."""
+def _bracketed(tokens: tuple[Token, ...], most: int, free: int = 2) -> list[_Template]:
+    """Runs of non-word tokens (at most ``free`` in a row) with 0..``most`` word-making tokens. Bounded: a
+    model under a mask otherwise repeats a free token until its budget runs out (``The “““““...``)."""
     others = _not_words(tokens)
-    zero = _Text(_run(others) if free is None or not others else R.rep(_lits(others), 0, free))
+    zero = _Text(R.rep(_lits(others), 0, free) if others else "")
     weighted = _words_of(tokens)
     out: list[_Template] = [(zero,)]
     if weighted:
@@ -237,7 +233,7 @@ class Words:
         self.plain = plain
         self.all_values = lex.fixed_values
         self._memo: dict[tuple, str] = {}
-        opening: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers)
+        opening: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
         closing = _bracketed(lex.closers, lex.max_closers)
         if plain:
             final = [(_Text(R.lit(".")),)]
@@ -279,7 +275,7 @@ class Words:
         openers = _Part(self, opening)
         first_openers = openers
         self.first = _Chunk(self, [[first_openers, body(True, False), _Part(self, closing)]])
-        any_openers = _Part(self, _bracketed(lex.openers, lex.max_openers))
+        any_openers = _Part(self, _bracketed(lex.openers, lex.max_openers, free=1))
         self.middle = _Chunk(self, [[_Part(self, lone), any_openers, body(False, False), _Part(self, closing)]])
         self.last = _Chunk(self, [[_Part(self, lone), any_openers, body(False, True), _Part(self, final)]])
         self.single = _Chunk(self, [[first_openers, body(True, True), _Part(self, final)]])
@@ -360,6 +356,9 @@ class Words:
         lo = max(lo, 0)
         if hi is not None and hi < lo:
             return R.NOTHING
+        if test is not None and test.regex == R.NOTHING and not test.values:
+            # no word passes: said outright, since the engine can lose its way in a union with an empty walk
+            return self.shape if lo == 0 else R.NOTHING
         if lo == 0 and hi is None:
             return self.shape
         key = ("between", test, lo, hi)
