@@ -46,6 +46,9 @@ ALNUM = "A-Za-z0-9À-ÖØ-Þà-öø-ÿ"
 _A = f"[{ALNUM}]"
 UPPER = "A-ZÀ-ÖØ-Þ"
 MAX_JOINS = 2
+# The longest run of letters or digits in one word (English words rarely pass 20): without a bound, a model that
+# has used up a sentence's words under a mask runs one word on forever ("thehumanspiritualitythatis...").
+MAX_RUN = 24
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ def _name_run(apostrophes: str) -> str:
     """A run with an apostrophe after one or two letters (``O'Brien``, ``o'clock``, ``d'Arc``): both profiles
     keep it one word. Not before a contraction's ending (``I'll``, ``we're``), which Treebank splits off."""
     ending = _ascii_either_case("ll|re|ve")
-    return f"({rx(f'[A-Za-z]{{1,2}}[{apostrophes}]')} ({rx(f'{_A}{{2,}}')} & ~({ending})))"
+    return f"({rx(f'[A-Za-z]{{1,2}}[{apostrophes}]')} ({rx(f'{_A}{{2,{MAX_RUN}}}')} & ~({ending})))"
 
 
 def _segment(joiners: str, apostrophes: str = "") -> str:
@@ -121,8 +124,9 @@ def _segment(joiners: str, apostrophes: str = "") -> str:
 
     At most ``MAX_JOINS`` joins (``mother-in-law``): unbounded, a small model under a mask loops
     inside one word (``checked-checked-checked-...``) until its token budget runs out."""
-    first = f"({rx(f'{_A}+')}|{_name_run(apostrophes)})" if apostrophes else rx(f"{_A}+")
-    runs = f"({first} {rx(f'(([{joiners}]{_A}+)|([,:.][0-9]+)){{0,{MAX_JOINS}}}')})"
+    run = rx(f"{_A}{{1,{MAX_RUN}}}")
+    first = f"({run}|{_name_run(apostrophes)})" if apostrophes else run
+    runs = f"({first} {rx(f'(([{joiners}]{_A}{{1,{MAX_RUN}}})|([,:.][0-9]{{1,{MAX_RUN}}})){{0,{MAX_JOINS}}}')})"
     return f"({runs} & ~({rx('.*[^0-9][,:.].*')}))"
 
 
@@ -198,7 +202,7 @@ DEFAULT = Lexicon(
 
 LEXICONS = {lex.profile: lex for lex in (COLLIE_V1, DEFAULT)}
 
-_PLAIN_WORD = rx("[A-Za-z][a-z]*")
+_PLAIN_WORD = rx(f"[A-Za-z][a-z]{{0,{MAX_RUN - 1}}}")
 
 
 @lru_cache(maxsize=8)
