@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.grammars import Grammar, accepts
+from corral.constraints import TEXT, Constraint, Count, Rel
+from corral.grammars import Grammar, accepts, compile_constraint
 from corral.grammars import _regex as R
 from corral.grammars._lexicon import LEXICONS, Lexicon, Token, lexicon
 from corral.grammars._terms import _profile
@@ -169,6 +170,35 @@ def test_the_profile_splits_the_shape_as_the_lexicon_says(profile, data):
     assert [u[0] for u in found.split(text, Level.WORD)] == expected, text
     assert len(found.split(text, Level.SENTENCE)) == sentences, text
     assert accepts(_shape(profile), text), text
+
+
+@lru_cache(maxsize=256)
+def _word_count(profile: str, n: int) -> Grammar:
+    return compile_constraint(Constraint(Count(TEXT, Level.WORD, Rel.EQ, n), Level.SENTENCE, profile), verify=False)
+
+
+@st.composite
+def _sentence(draw, profile: str) -> tuple[str, list[str]]:
+    lex = lexicon(profile)
+    n = draw(st.integers(1, 4))
+    chunks, values = [], []
+    for i in range(n):
+        text, found = draw(_chunk(lex, first=i == 0, last=i == n - 1))
+        chunks.append(text)
+        values += found
+    return " ".join(chunks), values
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_the_compiled_word_count_is_the_profiles(profile, data):
+    """The walks count a sentence's words as the lexicon says (a token that makes no word is no word slot)."""
+    text, expected = data.draw(_sentence(profile))
+    n = len(get_profile(profile).split(text, Level.WORD))
+    assert n == len(expected), text
+    assert accepts(_word_count(profile, n), text), text
+    assert not accepts(_word_count(profile, n + 1), text), text
 
 
 @pytest.mark.parametrize("profile", PROFILES)

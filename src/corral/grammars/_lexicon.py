@@ -67,6 +67,11 @@ class Suffix:
     parts: tuple[tuple[Token, ...], ...]
     stem: str | None = None
 
+    def __post_init__(self) -> None:
+        for group in self.parts:  # a group's tokens all make a word, or none does
+            if len({t.value is None for t in group}) > 1:
+                raise ValueError(f"suffix group {group} mixes tokens that make words with tokens that do not")
+
 
 @dataclass(frozen=True)
 class Lexicon:

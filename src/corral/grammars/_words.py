@@ -261,7 +261,9 @@ class Words:
                     stem = items[-1]
                     assert isinstance(stem, _Word)
                     for suffix in lex.suffixes:
-                        ending = tuple(_Tokens(group) for group in suffix.parts)
+                        # a group of tokens that make no word is text, not a word slot (the ' of "the Owens' house")
+                        ending = tuple(_Tokens(group) if _words_of(group) else _Text(_lits(group))
+                                       for group in suffix.parts)
                         templates.append((*items[:-1], _Word(stem.variant, suffix.stem), *ending))
             return _Part(self, templates)
 
