@@ -349,7 +349,10 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
     profile = _profile(constraint.profile)
     level = constraint.level or Level.PASSAGE
     limits = limits.fit(_largest(constraint.body))
-    terms = _Terms(profile, profile.sentence_drops_period and level.rank > Level.SENTENCE.rank, limits)
+    # a character count bounds every word itself (and bounded runs inside it exhaust the engine's lexer)
+    counts_chars = f", {Level.CHAR.value}" in str(constraint.body)
+    terms = _Terms(profile, profile.sentence_drops_period and level.rank > Level.SENTENCE.rank, limits,
+                   bounded_runs=not counts_chars)
     if level is Level.CHAR:
         return _Compiled("", [(str(constraint.body), "a single-character text has no grammar")])
     if level is Level.WORD:

@@ -35,7 +35,8 @@ inside a paragraph, and more than one space.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ._regex import rx
@@ -207,11 +208,22 @@ DEFAULT = Lexicon(
 
 LEXICONS = {lex.profile: lex for lex in (COLLIE_V1, DEFAULT)}
 
-_PLAIN_WORD = rx(f"[A-Za-z][a-z]{{0,{MAX_RUN - 1}}}")
+_PLAIN_WORD = rx(f"[A-Za-z]([a-z]{{0,{MAX_RUN}}})")
 
 
-@lru_cache(maxsize=8)
-def lexicon(profile: str) -> Lexicon:
+@lru_cache(maxsize=16)
+def lexicon(profile: str, bounded_runs: bool = True) -> Lexicon:
+    """The lexicon of ``profile``; ``bounded_runs=False`` lifts ``MAX_RUN`` (for constraints that count
+    characters, which bound every word anyway: the engine's lexer runs out of fuel intersecting a character count
+    with a bounded repetition)."""
+    found = _lexicon(profile)
+    if bounded_runs:
+        return found
+    bound = re.compile(r"\{(\d+)," + str(MAX_RUN) + r"\}")
+    return replace(found, word=bound.sub(r"{\1,}", found.word), last_word=bound.sub(r"{\1,}", found.last_word))
+
+
+def _lexicon(profile: str) -> Lexicon:
     """The lexicon of ``profile``; a profile Corral has no lexical model of gets the narrow *plain* one
     (ASCII words, lowercase after an optional capital, commas, a final period), which any splitter that
     breaks sentences at periods and words at spaces and commas agrees with."""

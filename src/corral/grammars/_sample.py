@@ -138,9 +138,10 @@ def _search(grammar: Grammar, hints: tuple[str, ...], budget: int, max_bytes: in
             every = set(_allowed(matcher))
             allowed = every & alphabet if alphabet is not None else every
             at_start = not out or not chr(out[-1]).isalpha()
-            # a hint once per sentence (each sentence of a paragraph may need the same word)
+            # a word hint once per sentence (each sentence of a paragraph may need the same word), a sentence hint
+            # once in the text
             sentence = out[max(out.rfind(b". "), out.rfind(b"! "), out.rfind(b"? "), out.rfind(b"\n")) + 1:]
-            first = [c for c in chunks if at_start and c[0] in every and c not in sentence]
+            first = [c for c in chunks if at_start and c[0] in every and c not in (out if b" " in c else sentence)]
             after_chunk = bool(taken) and taken[-1] > 1
             order = [b for b in _preference(bytes(out), after_chunk) if b in allowed]
             order += sorted(allowed.difference(order))

@@ -87,13 +87,13 @@ def _profile(name: str) -> _Profile:
 class _Terms:
     """Word and sentence scopes: a constraint on one unit becomes one terminal expression (exact in the shape)."""
 
-    def __init__(self, profile: _Profile, drops_period: bool, limits: Limits) -> None:
+    def __init__(self, profile: _Profile, drops_period: bool, limits: Limits, bounded_runs: bool = True) -> None:
         self.profile = profile
         self.drops_period = drops_period  # a sentence unit's value lacks its final '.' (not so for the whole text)
         self.failures: list[tuple[str, str]] = []
         self.limits = limits
         self.terminals = Terminals()
-        self.lexicon = lexicon(profile.name)
+        self.lexicon = lexicon(profile.name, bounded_runs)
         self._words: dict[bool, Words] = {}
         self.plain = False  # set while compiling a sentence part that reads the sentence's edges
         self._tests: dict[Expr, WordTest] = {}
