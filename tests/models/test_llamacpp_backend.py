@@ -76,8 +76,9 @@ def test_constrained_collie_generations_all_pass(model):
     assert not failures, failures  # every text the grammar let the model finish passes
     # which outputs run out of tokens depends on the CPU variant's rounding. Since the shape holds natural English
     # the model loops inside it more often ("very, very, very, ..."; 9 of 52 on zen4, AMD EPYC, where the letters-only
-    # shape had none): the runner closes such outputs at the budget (evaluation/_runner.py, _close_at_budget)
-    assert len(truncated) <= len(cases) // 5, truncated
+    # shape had none): the runner closes such outputs at the budget (evaluation/_runner.py, _close_at_budget);
+    # a quarter leaves room for other CPU variants
+    assert len(truncated) <= len(cases) // 4, truncated
 
 
 SCHEMAS = [
