@@ -18,7 +18,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -229,19 +229,28 @@ def read_records(run: Path) -> list[SampleRecord]:
     """The run's records, in file order, each with its likelihood from ``likelihoods.jsonl`` where one was
     written for its output. A torn last line (the process was killed mid-write) is ignored; any other bad line is
     an error naming its line number and field."""
-    path = run / RECORDS_FILE
+    records = _read_lines(run / RECORDS_FILE, SampleRecord)  # a cut-off last write: the runner redoes it
+    return with_likelihoods(records, read_likelihoods(run))
+
+
+_Line = TypeVar("_Line", bound=BaseModel)
+
+
+def _read_lines(path: Path, model: type[_Line]) -> list[_Line]:
+    """Each line of a JSONL file as ``model`` (none when the file is absent), a torn last line ignored; a bad
+    line is a ``RunError`` naming its line number and field."""
     if not path.exists():
         return []
-    records = []
+    lines = []
     try:
-        for number, row in enumerate_jsonl(path, torn_tail=True):  # a cut-off last write: the runner redoes it
+        for number, row in enumerate_jsonl(path, torn_tail=True):
             try:
-                records.append(SampleRecord.model_validate(row))
+                lines.append(model.model_validate(row))
             except ValidationError as exc:
                 raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
     except JsonlError as exc:
         raise RunError(str(exc)) from None
-    return with_likelihoods(records, read_likelihoods(run))
+    return lines
 
 
 class LikelihoodLine(_Frozen):
@@ -266,19 +275,7 @@ def output_hash(output: str) -> str:
 
 def read_likelihoods(run: Path) -> list[LikelihoodLine]:
     """The lines of the run's ``likelihoods.jsonl`` (none when it has none), torn last line ignored."""
-    path = run / LIKELIHOODS_FILE
-    if not path.exists():
-        return []
-    lines = []
-    try:
-        for number, row in enumerate_jsonl(path, torn_tail=True):
-            try:
-                lines.append(LikelihoodLine.model_validate(row))
-            except ValidationError as exc:
-                raise RunError(f"{path}:{number}: {_first_error(exc)}") from None
-    except JsonlError as exc:
-        raise RunError(str(exc)) from None
-    return lines
+    return _read_lines(run / LIKELIHOODS_FILE, LikelihoodLine)
 
 
 def with_likelihoods(records: Sequence[SampleRecord], lines: Iterable[LikelihoodLine]) -> list[SampleRecord]:

@@ -228,16 +228,11 @@ class _Terms:
         if isinstance(expr, ForEach) and _is_text(expr.of) and expr.level is Level.WORD:
             words = self.words()
             test = self.word_test(expr.body)
-            q, k = expr.quantifier, expr.k or 0
-            if q is Quantifier.ALL:
+            if expr.quantifier is Quantifier.ALL:
                 return words.at_least(words.negate(test), 1)
-            if q is Quantifier.ANY:
-                return words.exactly(test, 0)
-            if q is Quantifier.AT_LEAST:
-                return words.between(test, 0, k - 1)
-            if q is Quantifier.AT_MOST:
-                return words.at_least(test, k + 1)
-            return R.alt(words.between(test, 0, k - 1), words.at_least(test, k + 1))
+            lo, hi = _passing(expr.quantifier, expr.k or 0)  # outside the interval: below it or above it
+            return R.alt(*([words.between(test, 0, lo - 1)] if lo > 0 else []),
+                         *([words.at_least(test, hi + 1)] if hi is not None else []))
         if isinstance(expr, Count | Match) and isinstance(expr.of, Pos):
             root, _ = _root(expr.of)
             if _is_text(root.of) and root.level is Level.WORD:
@@ -383,16 +378,9 @@ class _Terms:
             raise _Unsupported(node, f"a for-each over {node.level.plural} inside a {scope}")
         test = self.word_test(node.body)
         words = self.words()
-        q, k = node.quantifier, node.k or 0
-        if q is Quantifier.ALL:
+        if node.quantifier is Quantifier.ALL:
             return words.exactly(words.negate(test), 0)
-        if q is Quantifier.ANY:
-            return words.at_least(test, 1)
-        if q is Quantifier.AT_LEAST:
-            return words.at_least(test, k)
-        if q is Quantifier.AT_MOST:
-            return words.between(test, 0, k)
-        return words.exactly(test, k)
+        return words.between(test, *_passing(node.quantifier, node.k or 0))
 
 
 def _word_fact(expr: Expr) -> bool:
@@ -406,6 +394,12 @@ def _word_fact(expr: Expr) -> bool:
         root, _ = _root(expr.of)
         return _is_text(root.of) and root.level is Level.WORD
     return False
+
+
+def _passing(quantifier: Quantifier, k: int) -> tuple[int, int | None]:
+    """How many words may pass a for-each's test under ``quantifier`` (not ALL), as (lo, hi); hi None: no limit."""
+    return {Quantifier.ANY: (1, None), Quantifier.AT_LEAST: (k, None), Quantifier.AT_MOST: (0, k)}.get(
+        quantifier, (k, k))
 
 
 def _one_word(value: str, profile: str) -> bool:
