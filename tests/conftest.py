@@ -47,3 +47,14 @@ def dev_generations() -> list[dict]:
 @pytest.fixture(scope="session")
 def collie_rows() -> list[dict]:
     return collie_file("collie_v1.jsonl")
+
+
+_LONG_MARKS = ("model", "server", "ray", "slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with long tests run first, so that xdist's workers end together instead of one finishing a model test
+    alone at the end (the suite's tail was minutes long). The order within a module, and of the rest, is kept."""
+    long_modules = {item.module.__name__ for item in items
+                    if item.module is not None and any(item.get_closest_marker(m) for m in _LONG_MARKS)}
+    items.sort(key=lambda item: item.module is None or item.module.__name__ not in long_modules)
