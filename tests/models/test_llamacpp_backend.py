@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from corral.constraints import check
+from corral.evaluation import CONSTRAINED_REPEAT_LIMIT
 from corral.grammars import Grammar, NotExpressible, compile_constraint
 from corral.models import Request, Sampling, load_model
 from corral.suites.collie import STRUCTURES, constraint_for
@@ -63,7 +64,10 @@ def _collie_cases(per_structure: int = 4) -> list:
 def test_constrained_collie_generations_all_pass(model):
     cases = _collie_cases()
     assert len(cases) >= 50
-    requests = [Request.user(inst.prompt, Sampling(max_tokens=MAX_TOKENS[c.level]), grammar=g) for inst, c, g in cases]
+    # with the repeat limit constrained runs get by default
+    sampling = {level: Sampling(max_tokens=budget, repeat_limit=CONSTRAINED_REPEAT_LIMIT)
+                for level, budget in MAX_TOKENS.items()}
+    requests = [Request.user(inst.prompt, sampling[c.level], grammar=g) for inst, c, g in cases]
     results = model.complete(requests)
     failures, truncated = [], []
     for (inst, constraint, _), [out] in zip(cases, results, strict=True):

@@ -39,9 +39,9 @@ def eval_command(
     top_p: Annotated[float, typer.Option()] = 1.0,
     max_tokens: Annotated[int | None, typer.Option(help="Token budget (default: the task's, per instance).")] = None,
     seed: Annotated[int, typer.Option()] = 0,
-    repeat_limit: Annotated[int, typer.Option(
+    repeat_limit: Annotated[int | None, typer.Option(
         help="Refuse the token that would start copy N+1 of a block just repeated N times in a row "
-             "(local models; 0 is off).")] = 0,
+             "(local models; 0 is off; default: 2 for constrained decoding, off for free decoding).")] = None,
     strategy: Annotated[str, typer.Option(
         help="greedy: one decode per sample with the sampling above; rerank: draw --rerank-k constrained candidates "
              "and keep the one the unconstrained model finds most likely (constrained runs only; with --decoding "

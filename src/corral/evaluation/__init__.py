@@ -5,16 +5,18 @@ from ._cache import ResponseCache, default_cache_path
 from ._metrics import pass_at_k, summarize
 from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
 from ._report import write_report
-from ._runner import default_run_dir, evaluate, plan_config
+from ._runner import CONSTRAINED_REPEAT_LIMIT, default_repeat_limit, default_run_dir, evaluate, plan_config
 
 __all__ = [
     "CONFIG_FILE",
+    "CONSTRAINED_REPEAT_LIMIT",
     "ResponseCache",
     "RunConfig",
     "RunError",
     "SampleRecord",
     "SamplingConfig",
     "default_cache_path",
+    "default_repeat_limit",
     "default_run_dir",
     "evaluate",
     "pass_at_k",

@@ -57,7 +57,9 @@ class SamplingConfig(_Frozen):
     top_p: float = 1.0
     max_tokens: int | None = None  # None: each instance's own budget (the task sizes it so outputs can finish)
     seed: int = 0
-    repeat_limit: int = 0  # 0: off; k: a block may appear at most k times in a row (corral.decoding.RepeatGuard)
+    # 0: off; k: a block may appear at most k times in a row (corral.decoding.RepeatGuard); None: the decoding's
+    # default, fixed when the run is planned (``evaluation.plan_config``)
+    repeat_limit: int | None = None
 
 
 class RunConfig(_Frozen):

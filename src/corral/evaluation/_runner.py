@@ -62,6 +62,17 @@ class _Work:
     earlier_answers: tuple[str, ...] = ()  # this sample's answers in rounds before ``round``
 
 
+# The repeat limit constrained decoding on a local model gets unless one is given: a grammar keeps every copy of a
+# loop legal ("him him him him ..."), so a loop runs to the token budget; two copies in a row stay allowed.
+CONSTRAINED_REPEAT_LIMIT = 2
+_GUARDED_BACKENDS = ("llamacpp", "transformers")  # the backends that own the token loop the guard needs
+
+
+def default_repeat_limit(decoding: Decoding, backend: str) -> int:
+    """The repeat limit a run gets when its sampling leaves it open (None)."""
+    return CONSTRAINED_REPEAT_LIMIT if decoding == "constrained" and backend in _GUARDED_BACKENDS else 0
+
+
 def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling: SamplingConfig | None = None,
                 samples: int = 1, rounds: int = 0, selection: Mapping[str, Any] | None = None,
                 instances: Sequence[TaskInstance] = (), base_url: str | None = None, strategy: Strategy = "greedy",
@@ -70,8 +81,11 @@ def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling
     from corral.version import __version__
 
     backend, _ = parse_spec(model)
+    sampling = sampling or SamplingConfig()
+    if sampling.repeat_limit is None:
+        sampling = sampling.model_copy(update={"repeat_limit": default_repeat_limit(decoding, backend)})
     return RunConfig(task=task.name, task_version=task.version, model=model, backend=backend, base_url=base_url,
-                     decoding=decoding, sampling=sampling or SamplingConfig(),
+                     decoding=decoding, sampling=sampling,
                      feedback_template=task.template.refinement or task.template.feedback,
                      extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
                      strategy=strategy, rerank_k=rerank_k, rerank_temperature=rerank_temperature,
@@ -286,7 +300,7 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
             Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
                      max_tokens=sampling.max_tokens or item.instance.max_tokens, stop=task.stop,
                      seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round,
-                     repeat_limit=sampling.repeat_limit),
+                     repeat_limit=sampling.repeat_limit or 0),
             grammar))
         fallbacks.append(reason)
 

@@ -383,7 +383,12 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     if f"TEXT: {R.NOTHING}" in compiled.lark or compiled.lark.startswith(f"start: {R.TEXT_START} p0\nNOTHING:"):
         raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
     grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}", hints=_hints(constraint.body))
-    grammar.validate()
+    try:
+        grammar.validate()
+    except GrammarError as exc:
+        if "too big" not in str(exc):
+            raise
+        raise NotExpressible([(str(constraint.body), f"too complex for the grammar engine ({exc})")]) from None
     from ._sample import engine_check, witness
 
     problem = engine_check(grammar)

@@ -21,16 +21,20 @@ this model and compares the profile's words and sentences with the model's):
 
 * ``collie-v1`` (Treebank words, untrained Punkt): quotes are words (``"`` opens as ````` `` ````` and closes as
   ``''``; ``“ ” ‘ ’`` are themselves), so are the dashes ``— – --``; ``'s n't 'll ...`` are words of their own;
-  ``( ) , ; : $ % & -`` are not words.
+  ``( ) , ; : $ % & -`` are not words. ``cannot`` is ``can`` + ``not``; an initial with its period stands inside a
+  sentence before a capitalised word (``Richard D. James``: untrained Punkt does not break there); a dash may
+  follow a comma, semicolon or colon (``compact,--in``); one or two spaces separate words; a sentence may start
+  with a digit (Punkt breaks after a period whatever follows).
 * ``default`` (its own word rules, syntok sentences): quotes and dashes are never words; a contraction is one
   word (``don't``, ``it’s``); ``A/B`` is two words. Brackets are left out (syntok ends a sentence before an
   unclosed one), and so are ``$5`` and ``50%`` (their signs are stripped when strings are compared, so the
   value would not be the text).
 
 Forms left out of the shape (the recall benchmark counts what they cost): sentences that start with a
-lowercase letter or a digit, ellipses, a period inside a sentence after a word (``Mr.``, ``U.S.``), words
-ending in a period, single quotes used as quotation marks, words with letters outside Latin-1, line breaks
-inside a paragraph, and more than one space.
+lowercase letter (or, in ``default``, a digit), ellipses, a period inside a sentence after a word (``Mr.``,
+``U.S.``; only ``collie-v1``'s initials are in), words ending in a period, single quotes used as quotation
+marks, words with letters outside Latin-1, line breaks inside a paragraph, and more spaces than one (two in
+``collie-v1``).
 """
 
 from __future__ import annotations
@@ -92,6 +96,12 @@ class Lexicon:
             after every word: syntok reads ``ThE.`` or ``jlkY.`` as an abbreviation).
         max_openers ... max_after: at most this many *word-making* tokens of each kind per chunk (tokens that
             make no word repeat freely), so a chunk holds a bounded number of words.
+        space: what separates two chunks of a sentence (a terminal expression of spaces only).
+        first_word: what a sentence's first word must also match (a capital: a splitter reads a lowercase word
+            after a period as the same sentence).
+        initial: the one-letter words that may stand with a period inside a sentence before a capitalised word
+            (``Richard D. James``); None: no initials.
+        signs: tokens that make no word and stand right before a number (``$5``).
     """
 
     profile: str
@@ -108,6 +118,10 @@ class Lexicon:
     max_glue: int = 1
     max_closers: int = 2
     max_after: int = 1
+    space: str = '" "'
+    first_word: str = rx(f"[{UPPER}].*")
+    initial: str | None = None
+    signs: tuple[Token, ...] = ()
 
     @property
     def fixed_values(self) -> frozenset[str]:
@@ -126,13 +140,15 @@ def _name_run(apostrophes: str) -> str:
 
 def _segment(joiners: str, apostrophes: str = "") -> str:
     """Alphanumeric runs joined by single ``joiners``, or by a comma, colon or period between digits (``1,000``,
-    ``10:30``, ``3.5``; a period after a letter is left out: a model would use it to run a sentence on).
+    ``10:30``, ``3.5``, ``802.11ac``; a period after a letter is left out: a model would use it to run a sentence
+    on).
 
     At most ``MAX_JOINS`` joins (``mother-in-law``): unbounded, a small model under a mask loops
     inside one word (``checked-checked-checked-...``) until its token budget runs out."""
     run = rx(f"{_A}{{1,{MAX_RUN}}}")
     first = f"({run}|{_name_run(apostrophes)})" if apostrophes else run
-    runs = f"({first} {rx(f'(([{joiners}]{_A}{{1,{MAX_RUN}}})|([,:.][0-9]{{1,{MAX_RUN}}})){{0,{MAX_JOINS}}}')})"
+    digits = f"[,:.][0-9]{{1,{MAX_RUN}}}[A-Za-z]{{0,{MAX_RUN}}}"  # 3.5, 1,000th, 802.11ac
+    runs = f"({first} {rx(f'(([{joiners}]{_A}{{1,{MAX_RUN}}})|({digits})){{0,{MAX_JOINS}}}')})"
     return f"({runs} & ~({rx('.*[^0-9][,:.].*')}))"
 
 
@@ -154,7 +170,8 @@ _CURLY_ENDINGS = ("s", "m", "d", "ll", "re", "ve")
 
 _NOT_ALNUM = f"[^{ALNUM}]"
 _COLLIE_WORD = "(" + " & ".join([
-    _segment("/-", "'"),
+    # a currency sign Treebank keeps on its number (£80,000, €5.5; "$" it splits off: ``signs``)
+    f"(({_segment('/-', chr(39))}) | ({rx('[£€¥]')} (({_segment('/-')}) & {rx('[0-9].*')})))",
     # no part that Treebank splits in two
     "~(" + rx(f"(.*{_NOT_ALNUM})?({_SPLIT_WORDS_EITHER_CASE})({_NOT_ALNUM}.*)?") + ")",
 ]) + ")"
@@ -166,9 +183,12 @@ COLLIE_V1 = Lexicon(
     openers=(Token('"', "``"), Token("“", "“"), Token("‘", "‘"), Token("("), Token("[")),
     closers=(Token(","), Token(";"), Token(":"), Token(")"), Token("]"), Token("%"), Token('"', "''"),
              Token("”", "”"), Token("’", "’")),
-    glue=(Token("—", "—"), Token("–", "–"), Token("--", "--")),
+    # a dash between two words, maybe after a comma, semicolon or colon (``compact,--in``: Treebank pads both)
+    glue=tuple(Token(p + d, d) for d in ("—", "–", "--") for p in ("", ",", ";", ":")),
     suffixes=(
         Suffix((tuple(Token(c, c) for c in _APOSTROPHE_ENDINGS),)),
+        # Treebank splits "cannot" in two: can + not
+        Suffix(((Token("not", "not"), Token("NOT", "NOT")),), stem=_ascii_either_case("can")),
         Suffix(((Token("n't", "n't"), Token("N'T", "N'T")),), stem=_ascii_either_case(_AUXILIARIES)),
         # the plural possessive: Treebank splits the apostrophe off and it makes no word (the Owens' house)
         Suffix(((Token("'"),),), stem=rx(".*[a-z][sS]")),
@@ -179,6 +199,15 @@ COLLIE_V1 = Lexicon(
     ),
     alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&")),
     after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")")),
+    # one or two spaces between words (Treebank and Punkt read both alike; not a no-break space: Treebank reads a
+    # '"' after one as a closing quote)
+    space=rx("  ?"),
+    # Punkt breaks a sentence after a period whatever follows, a digit included, unless the word before it is an
+    # initial followed by a capital
+    first_word=rx(f"[{UPPER}0-9].*"),
+    initial=rx(f"[{UPPER}]"),
+    # Treebank pads "$" off; before a digit nothing can follow it that it would read as a closing quote
+    signs=(Token("$"),),
 )
 
 # A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).

@@ -20,8 +20,6 @@ from itertools import combinations
 from . import _regex as R
 from ._lexicon import UPPER, Lexicon, Token
 
-SPACE = '" "'
-
 
 @dataclass(frozen=True)
 class WordTest:
@@ -231,6 +229,7 @@ class Words:
         self.terminals = terminals
         self.max_chunks = max_chunks
         self.plain = plain
+        self.space = lex.space
         self.all_values = lex.fixed_values
         self._memo: dict[tuple, str] = {}
         opening: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
@@ -242,17 +241,18 @@ class Words:
             ends = _Text(_lits(lex.ends))
             final = [(*c, ends, *a) for c in closing for a in after]
 
-        def body(first: bool, last: bool) -> _Part:
+        def body(lead: str, last: bool, most_glue: int = lex.max_glue) -> _Part:
+            """A chunk's body; ``lead``: the variant of its first word ("first", "cap" or "")."""
             templates: list[_Template] = []
             glue_words, glue_other = _words_of(lex.glue), _not_words(lex.glue)
             glues: list[_Item] = ([_Tokens(glue_words)] if glue_words else []) + \
                 ([_Text(_lits(glue_other))] if glue_other else [])
-            for g in range(0, lex.max_glue + 1 if glues else 1):
+            for g in range(0, most_glue + 1 if glues else 1):
                 for joints in _products(glues, g):
                     items: list[_Word | _Tokens | _Text] = []
                     for k in range(g + 1):
                         # no period in any word of the last chunk: syntok does not end "Aa.a—bb." there
-                        variant = ("first" if first and k == 0 else "") + \
+                        variant = (lead if k == 0 else "") + \
                             ("last" if last and k == g else "nodot" if last else "")
                         items.append(_Word(variant))
                         if k < g:
@@ -265,22 +265,44 @@ class Words:
                         ending = tuple(_Tokens(group) if _words_of(group) else _Text(_lits(group))
                                        for group in suffix.parts)
                         templates.append((*items[:-1], _Word(stem.variant, suffix.stem), *ending))
+            if lex.signs:  # a sign before a number ($5): the body's first word then starts with a digit
+                sign = _Text(_lits(lex.signs))
+                templates += [(sign, _Word(t[0].variant, R.rx("[0-9].*")), *t[1:]) for t in list(templates)
+                              if isinstance(t[0], _Word) and t[0].stem is None]
             return _Part(self, templates)
+
+        def initial(lead: str) -> list[_Part]:
+            """One or two initials, each with its period, before a capitalised word, with no opener (``D. James``,
+            ``K. V. Ramalingam``): the profile reads each as a word of its own inside the sentence. One word
+            follows them (and its suffix)."""
+            if lex.initial is None:
+                return []
+            one = (_Word(lead, lex.initial), _Text(R.seq(R.lit("."), self.space)))
+            return [_Part(self, [one, (*one, _Word("", lex.initial), one[1])])]  # K. V. Ramalingam
+
+        def shapes(lead: str, last: bool, before: list[_Part]) -> list[list[_Part]]:
+            ending = _Part(self, final if last else closing)
+            found = [[*before, body(lead, last), ending]]
+            if lex.initial is not None:
+                # a bare final mark: Punkt breaks after the initial when the next word's run goes on past the mark
+                # ("A. Ab.)" is two sentences)
+                bare = _Part(self, [(_Text(R.lit(".") if plain else _lits(lex.ends)),)]) if last else ending
+                found.append([*initial(lead), body("cap", last, most_glue=0), bare])
+            return found
 
         # a lone token (a dash) stands before a chunk, with its space: written as the chunk's prefix it cannot
         # repeat ("& & & &")
         lone: list[_Template] = [(_Text(""),)]
         if _words_of(lex.alone):
-            lone.append((_Tokens(_words_of(lex.alone)), _Text(SPACE)))
+            lone.append((_Tokens(_words_of(lex.alone)), _Text(self.space)))
         if _not_words(lex.alone):
-            lone.append((_Text(R.seq(_lits(_not_words(lex.alone)), SPACE)),))
-        openers = _Part(self, opening)
-        first_openers = openers
-        self.first = _Chunk(self, [[first_openers, body(True, False), _Part(self, closing)]])
+            lone.append((_Text(R.seq(_lits(_not_words(lex.alone)), self.space)),))
+        first_openers = _Part(self, opening)
         any_openers = _Part(self, _bracketed(lex.openers, lex.max_openers, free=1))
-        self.middle = _Chunk(self, [[_Part(self, lone), any_openers, body(False, False), _Part(self, closing)]])
-        self.last = _Chunk(self, [[_Part(self, lone), any_openers, body(False, True), _Part(self, final)]])
-        self.single = _Chunk(self, [[first_openers, body(True, True), _Part(self, final)]])
+        self.first = _Chunk(self, shapes("first", False, [first_openers]))
+        self.middle = _Chunk(self, shapes("", False, [_Part(self, lone), any_openers]))
+        self.last = _Chunk(self, shapes("", True, [_Part(self, lone), any_openers]))
+        self.single = _Chunk(self, shapes("first", True, [first_openers]))
         self.most = max(c.most for c in (self.first, self.middle, self.last, self.single))
 
     # words ---------------------------------------------------------------------------------------
@@ -291,6 +313,8 @@ class Words:
         if key not in self._memo:
             parts = [self.lex.word, *([stem] if stem else [])]
             if "first" in variant:
+                parts.append(self.lex.first_word)
+            if "cap" in variant:
                 parts.append(R.rx(f"[{UPPER}].*"))
             if "nodot" in variant:
                 parts.append(R.neg(R.rx(r".*\..*")))
@@ -314,7 +338,7 @@ class Words:
 
     @cached_property
     def _bound(self) -> str:
-        return R.rx(f"[^ ]+( [^ ]+){{0,{self.max_chunks - 1}}}")
+        return R.rx(f"[^ ]+(  ?[^ ]+){{0,{self.max_chunks - 1}}}")
 
     def negate(self, test: WordTest) -> WordTest:
         return WordTest(R.neg(test.regex), self.all_values - test.values)
@@ -323,12 +347,12 @@ class Words:
     @cached_property
     def shape(self) -> str:
         """Every sentence of the shape (at most ``max_chunks`` chunks)."""
-        many = R.seq(self.first.any, R.rep(R.seq(SPACE, self.middle.any), 0, None), SPACE, self.last.any)
+        many = R.seq(self.first.any, self._middles, self.space, self.last.any)
         return self.terminals.name(R.both(R.alt(self.single.any, many), self._bound))
 
     @cached_property
     def _middles(self) -> str:
-        return R.rep(R.seq(SPACE, self.middle.any), 0, None)
+        return R.rep(R.seq(self.space, self.middle.any), 0, None)
 
     def _rest(self, test: WordTest | None, lo: int, hi: int | None) -> str:
         """The rest of a sentence after its first chunk (middle chunks, then the last, each after a space)
@@ -340,16 +364,16 @@ class Words:
         if hi is not None and hi < lo:
             return R.NOTHING
         if lo == 0 and hi is None:
-            return self.terminals.name(R.seq(self._middles, SPACE, self.last.any))
+            return self.terminals.name(R.seq(self._middles, self.space, self.last.any))
         key = ("rest", test, lo, hi)
         if key not in self._memo:
             top = self.last.most if hi is None else min(hi, self.last.most)
-            grown = [R.seq(SPACE, self.last.count(test, k)) for k in range(lo, top + 1)]
+            grown = [R.seq(self.space, self.last.count(test, k)) for k in range(lo, top + 1)]
             for m in range(1, self.middle.most + 1 if hi is None else min(hi, self.middle.most) + 1):
-                grown.append(R.seq(SPACE, self.middle.count(test, m),
+                grown.append(R.seq(self.space, self.middle.count(test, m),
                                    self._rest(test, lo - m, None if hi is None else hi - m)))
             zero = self.middle.count(test, 0)
-            head = R.rep(R.seq(SPACE, zero), 0, None) if zero != R.NOTHING else ""
+            head = R.rep(R.seq(self.space, zero), 0, None) if zero != R.NOTHING else ""
             self._memo[key] = self.terminals.name(R.seq(head, R.alt(*grown)))
         return self._memo[key]
 
@@ -394,29 +418,29 @@ class Words:
             return R.NOTHING
         key = ("rest@", k, test)
         if key not in self._memo:
-            grown = [R.seq(SPACE, self.last.at(k, test)),
-                     R.seq(SPACE, self.middle.at(k, test), self._middles, SPACE, self.last.any)]
-            grown += [R.seq(SPACE, self.middle.count(None, m), self._rest_with(k - m, test))
+            grown = [R.seq(self.space, self.last.at(k, test)),
+                     R.seq(self.space, self.middle.at(k, test), self._middles, self.space, self.last.any)]
+            grown += [R.seq(self.space, self.middle.count(None, m), self._rest_with(k - m, test))
                       for m in range(0, min(k - 1, self.middle.most) + 1) if m > 0]
             zero = self.middle.count(None, 0)
-            head = R.rep(R.seq(SPACE, zero), 0, None) if zero != R.NOTHING else ""
+            head = R.rep(R.seq(self.space, zero), 0, None) if zero != R.NOTHING else ""
             self._memo[key] = self.terminals.name(R.seq(head, R.alt(*grown)))
         return self._memo[key]
 
     def _word_at(self, k: int, test: WordTest) -> str:
         alternatives = [self.single.at(k, test),
-                        R.seq(self.first.at(k, test), self._middles, SPACE, self.last.any)]
+                        R.seq(self.first.at(k, test), self._middles, self.space, self.last.any)]
         alternatives += [R.seq(self.first.count(None, m), self._rest_with(k - m, test))
                          for m in range(1, min(k - 1, self.first.most) + 1)]
         return R.alt(*alternatives)
 
     def _word_at_end(self, k: int, test: WordTest) -> str:
         alternatives = [self.single.at(k, test, from_end=True),
-                        R.seq(self.first.any, self._middles, SPACE, self.last.at(k, test, from_end=True))]
+                        R.seq(self.first.any, self._middles, self.space, self.last.at(k, test, from_end=True))]
         for i in range(1, min(k, self.most) + 1):
             after = self._rest(None, k - i, k - i)
             alternatives.append(R.seq(self.first.at(i, test, from_end=True), after))
-            alternatives.append(R.seq(self.first.any, self._middles, SPACE, self.middle.at(i, test, from_end=True),
+            alternatives.append(R.seq(self.first.any, self._middles, self.space, self.middle.at(i, test, from_end=True),
                                       after))
         return R.alt(*alternatives)
 
@@ -576,12 +600,12 @@ class _Walk:
             if (nj, ncounts) == (j, counts):
                 loops.append(text)
             else:
-                onward.append(R.seq(SPACE, text, self.rest(nj, ncounts)))
+                onward.append(R.seq(self.words.space, text, self.rest(nj, ncounts)))
         for (w, incs), text in self._chunk(words.last, j, True).items():
             nj, ncounts = self._step(j, counts, w, incs)
             if self._done(nj, ncounts):
-                ends.append(R.seq(SPACE, text))
-        head = R.rep(R.seq(SPACE, R.alt(*loops)), 0, None) if loops else ""
+                ends.append(R.seq(self.words.space, text))
+        head = R.rep(R.seq(self.words.space, R.alt(*loops)), 0, None) if loops else ""
         body = R.alt(*ends, *onward)
         result = R.NOTHING if body == R.NOTHING else words.terminals.name(R.seq(head, body) if head else body)
         self._memo[key] = result
