@@ -128,7 +128,7 @@ def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_0
     start = nesting(data)
     found = _shortest(matcher.deep_copy(), data, start, max_nodes, time.perf_counter() + seconds / 4, max_bytes)
     if found is None:
-        found = _greedy(matcher, data, start, deadline, max_bytes)
+        found = _greedy(matcher, data, start, deadline, max_bytes, _chunks(grammar.hints))
     return None if found is None else found.decode("utf-8", errors="replace")
 
 
@@ -183,7 +183,15 @@ _PREFERRED = b')]}"\'>/<;,.01 aeiostnrlTSAI'
 """The greedy search's order among bytes of equal estimate: close things, end tags, then short common text."""
 
 
-def _greedy(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: int) -> bytes | None:
+def _chunks(hints: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The hints the greedy search writes whole where it can (in the constraint's order, each at most once on a
+    path): a passage cut off before its fixed sentences is finished in a few steps instead of a search that spells
+    them byte by byte."""
+    return tuple(dict.fromkeys(h.encode("utf-8") for h in hints if h.strip()))
+
+
+def _greedy(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: int,
+            hints: tuple[bytes, ...] = ()) -> bytes | None:
     """*A* completion where the shortest is out of reach (a grammar that requires long content, such as an XML
     document's required sections): depth first, trying first the bytes that close the most, with iterative
     deepening on how many brackets and elements may be open beyond the prefix's own. Without that bound the
@@ -191,19 +199,39 @@ def _greedy(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: i
     for deeper in (1, 2, 3, 5, 8, 13):
         if time.perf_counter() >= deadline:
             return None
-        found = _depth_first(matcher.deep_copy(), data, start, deadline, max_bytes, start.depth + deeper)
+        found = _depth_first(matcher.deep_copy(), data, start, deadline, max_bytes, start.depth + deeper, hints)
         if found is not None:
             return found
     return None
 
 
+def _hint_options(text: bytes, hints: tuple[bytes, ...]) -> list[bytes]:
+    """The hints (whole sentences) worth trying after ``text``: right after a sentence's final mark, each after a
+    paragraph break or a space (the byte search never writes a line break where a space is allowed, so without
+    this a passage cut off before its last paragraphs is never finished); at a line start, each as it is."""
+    if not text or text.endswith(b"\n"):
+        return list(hints)
+    if text.rstrip(b"\"')\xe2\x80\x9d\x99")[-1:] in (b".", b"!", b"?"):
+        return [sep + h for sep in (b"\n\n", b" ") for h in hints]
+    return []
+
+
+def _fits(matcher, chunk: bytes) -> bool:
+    """Whether the matcher takes all of ``chunk`` next (it is left as it was)."""
+    consumed = matcher.try_consume_tokens(list(chunk))
+    if consumed:
+        matcher.rollback(consumed)
+    return consumed == len(chunk)
+
+
 def _depth_first(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: int,
-                 max_depth: int) -> bytes | None:
+                 max_depth: int, hints: tuple[bytes, ...] = ()) -> bytes | None:
     rank = {byte: i for i, byte in enumerate(_PREFERRED)}
     path = bytearray()
     states = [start]  # the nesting after each step
     taken: list[int] = []  # bytes consumed per step: one, or a run the grammar forces (a copied word)
     stack: list[list[bytes]] = []
+    written: dict[bytes, int] = {}  # hint chunks on the path, by the step that wrote them: each is written once
     while time.perf_counter() < deadline:
         if matcher.is_accepting():
             return bytes(path)
@@ -218,12 +246,17 @@ def _depth_first(matcher, data: bytes, start: _Nesting, deadline: float, max_byt
                 allowed = [byte for byte in allowed if following[byte].depth <= max_depth]
                 allowed.sort(key=lambda byte: (following[byte].estimate, rank.get(byte, len(rank)), byte))
                 options = [bytes([byte]) for byte in allowed]
+                if hints:
+                    options = [h for h in _hint_options(data + bytes(path), hints) if h not in written
+                               and len(path) + len(h) <= max_bytes and _fits(matcher, h)] + options
             stack.append(options)
         options = stack[-1]
         if not options:
             stack.pop()
             if not taken:
                 return None
+            for chunk in [c for c, at in written.items() if at == len(taken)]:
+                del written[chunk]  # a hint written at the step undone may be written again
             n = taken.pop()
             del path[len(path) - n:]
             states.pop()
@@ -246,5 +279,7 @@ def _depth_first(matcher, data: bytes, start: _Nesting, deadline: float, max_byt
             continue
         path += chunk
         taken.append(len(chunk))
+        if len(chunk) > 1 and chunk not in written:
+            written[chunk] = len(taken)
         states.append(state)
     return None
