@@ -206,7 +206,8 @@ def _greedy(matcher, data: bytes, start: _Nesting, deadline: float, max_bytes: i
 
 
 def _hint_options(text: bytes, hints: tuple[bytes, ...]) -> list[bytes]:
-    """The hints (whole sentences) worth trying after ``text``: right after a sentence's final mark, each after a
+    """The hints (whole sentences) worth trying after ``text`` (the output's last bytes, all of it when short):
+    right after a sentence's final mark, each after a
     paragraph break or a space (the byte search never writes a line break where a space is allowed, so without
     this a passage cut off before its last paragraphs is never finished); at a line start, each as it is."""
     if not text or text.endswith(b"\n"):
@@ -241,13 +242,14 @@ def _depth_first(matcher, data: bytes, start: _Nesting, deadline: float, max_byt
             if forced:
                 options = [forced]
             else:
-                allowed = _options(_allowed(matcher), (data + bytes(path))[-1:]) if len(path) < max_bytes else []
+                tail = bytes(path[-8:]) if len(path) >= 8 else data[-8:] + bytes(path)  # no copy of the prefix
+                allowed = _options(_allowed(matcher), tail[-1:]) if len(path) < max_bytes else []
                 following = {byte: state.step(byte) for byte in allowed}
                 allowed = [byte for byte in allowed if following[byte].depth <= max_depth]
                 allowed.sort(key=lambda byte: (following[byte].estimate, rank.get(byte, len(rank)), byte))
                 options = [bytes([byte]) for byte in allowed]
                 if hints:
-                    options = [h for h in _hint_options(data + bytes(path), hints) if h not in written
+                    options = [h for h in _hint_options(tail, hints) if h not in written
                                and len(path) + len(h) <= max_bytes and _fits(matcher, h)] + options
             stack.append(options)
         options = stack[-1]

@@ -271,14 +271,12 @@ class Words:
                               if isinstance(t[0], _Word) and t[0].stem is None]
             return _Part(self, templates)
 
-        def initial(lead: str) -> list[_Part]:
+        def initials(lead: str, initial: str) -> _Part:
             """One or two initials, each with its period, before a capitalised word, with no opener (``D. James``,
             ``K. V. Ramalingam``): the profile reads each as a word of its own inside the sentence. One word
             follows them (and its suffix)."""
-            if lex.initial is None:
-                return []
-            one = (_Word(lead, lex.initial), _Text(R.seq(R.lit("."), self.space)))
-            return [_Part(self, [one, (*one, _Word("", lex.initial), one[1])])]  # K. V. Ramalingam
+            one = (_Word(lead, initial), _Text(R.seq(R.lit("."), self.space)))
+            return _Part(self, [one, (*one, _Word("", initial), one[1])])
 
         def shapes(lead: str, last: bool, before: list[_Part]) -> list[list[_Part]]:
             ending = _Part(self, final if last else closing)
@@ -287,7 +285,7 @@ class Words:
                 # a bare final mark: Punkt breaks after the initial when the next word's run goes on past the mark
                 # ("A. Ab.)" is two sentences)
                 bare = _Part(self, [(_Text(R.lit(".") if plain else _lits(lex.ends)),)]) if last else ending
-                found.append([*initial(lead), body("cap", last, most_glue=0), bare])
+                found.append([initials(lead, lex.initial), body("cap", last, most_glue=0), bare])
             return found
 
         # a lone token (a dash) stands before a chunk, with its space: written as the chunk's prefix it cannot
