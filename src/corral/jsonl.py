@@ -12,8 +12,10 @@ import gzip
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from glob import escape as glob_escape
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Any
@@ -22,6 +24,9 @@ from corral.errors import InputError
 
 __all__ = ["JsonlError", "append_jsonl", "atomic_write", "dumps", "encode_jsonl", "enumerate_jsonl", "iter_jsonl",
            "parse_line", "read_jsonl", "write_jsonl"]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonlError(InputError):
@@ -72,6 +77,8 @@ def parse_line(line: str, label: str, number: int, *, objects: bool = True, max_
     except json.JSONDecodeError as exc:  # the column on the line, not past its end
         column = min(exc.pos, len(line.rstrip("\r\n"))) + 1
         raise JsonlError(f"{label}:{number}:{column}: malformed JSON ({exc.msg})") from None
+    except RecursionError:
+        raise JsonlError(f"{label}:{number}: JSON nested too deeply to read") from None
     if objects and not isinstance(row, dict):
         raise JsonlError(f"{label}:{number}: expected a JSON object, got {type(row).__name__}")
     return row
@@ -104,7 +111,11 @@ def _rows(stream: Iterable[str | bytes], label: str, objects: bool, max_chars: i
 
 def dumps(row: Mapping[str, Any] | Any, sort_keys: bool = False) -> str:
     """One JSON line, UTF-8 kept as is."""
-    return json.dumps(row, ensure_ascii=False, sort_keys=sort_keys)
+    text = json.dumps(row, ensure_ascii=False, sort_keys=sort_keys)
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    # a lone surrogate cannot be written as UTF-8: escape it (\udXXX), so the line is written and reads back equal
+    return json.dumps(row, ensure_ascii=True, sort_keys=sort_keys)
 
 
 def append_jsonl(stream: IO[str], row: Mapping[str, Any] | Any) -> None:
@@ -138,7 +149,8 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
     file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _sweep_temporaries(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         mask = os.umask(0)
         os.umask(mask)
@@ -149,3 +161,22 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _sweep_temporaries(path: Path) -> None:
+    """Remove the temporary files an earlier write of ``path`` left when its process was killed (``kill -9`` runs no
+    cleanup): ``.NAME.PID.*.tmp`` whose PID is no longer a running process."""
+    for leftover in path.parent.glob(f".{glob_escape(path.name)}.*.tmp"):
+        pid = leftover.name[len(path.name) + 2:].partition(".")[0]
+        if pid.isdigit() and not _running(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # another user's process, or no way to ask: leave its file alone
+        return True
+    return True

@@ -72,6 +72,9 @@ class Verdict(Generic[D]):
         score: a graded signal in [0, 1] (1.0 when passed), e.g. the share of rules met: a reward reads it.
         rules: the rules that were checked (for per-rule rates and the graded score), when the checker knows them.
         detail: the checker's own evidence (``corral.constraints.Checked`` for a constraint, a parsed sample).
+        undecided: why the checker could not decide (its budget ran out), or None. An undecided verdict does not
+            pass and scores 0, with one violation of rule ``budget``; callers that must tell "failed" from "not
+            known" (exit codes, reports) read this.
     """
 
     passed: bool
@@ -80,6 +83,13 @@ class Verdict(Generic[D]):
     detail: D | None = field(default=None, compare=False, repr=False)
     explanation: Explanation | Callable[[], Explanation] = field(default=Explanation((), ""), compare=False,
                                                                  repr=False)
+    undecided: str | None = None
+
+    @classmethod
+    def not_decided(cls, reason: str, *, rules: Sequence[str] = ()) -> Verdict[Any]:
+        """The verdict of a check that ran past its budget: not passed, score 0, ``undecided`` = ``reason``."""
+        violation = Violation("budget", f"not decided: {reason}")
+        return cls(False, 0.0, tuple(rules), None, Explanation((violation,), violation.message), undecided=reason)
 
     @classmethod
     def of(cls, violations: Iterable[Violation], *, rules: Sequence[str] = (), score: float | None = None,
@@ -124,6 +134,8 @@ class Verdict(Generic[D]):
                                "violations": [v.to_json() for v in self.violations], "feedback": self.feedback}
         if self.rules:
             out["rules"] = list(self.rules)
+        if self.undecided is not None:
+            out["undecided"] = self.undecided
         if hasattr(self.detail, "to_json"):
             out["detail"] = self.detail.to_json()  # type: ignore[union-attr]
         return out
@@ -131,8 +143,10 @@ class Verdict(Generic[D]):
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Verdict[dict[str, Any]]:
         violations = tuple(Violation.from_json(v) for v in data.get("violations", ()))
+        undecided = data.get("undecided")
         return Verdict(bool(data["passed"]), float(data["score"]), tuple(data.get("rules", ())),
-                       data.get("detail"), Explanation(violations, str(data.get("feedback", ""))))
+                       data.get("detail"), Explanation(violations, str(data.get("feedback", ""))),
+                       undecided=str(undecided) if undecided is not None else None)
 
     def __bool__(self) -> bool:
         return self.passed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,15 +11,26 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from corral.constraints import Constraint, ConstraintJSONError, ConstraintSyntaxError, check, parse, render, to_json
-from corral.jsonl import append_jsonl
+from corral.constraints import (
+    DEFAULT_BUDGET,
+    Budget,
+    Constraint,
+    ConstraintJSONError,
+    ConstraintSyntaxError,
+    check,
+    parse,
+    render,
+    to_json,
+)
+from corral.jsonl import append_jsonl, dumps
 from corral.registry import RegistryError
+from corral.text import scrub
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._build import register as register_build
 from ._clamp import app as clamp_app
 from ._collie import app as collie_app
-from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, err, out
+from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, err, out
 from ._console import fail as _fail
 from ._doctor import register as register_doctor
 from ._eval import register as register_eval
@@ -46,6 +58,7 @@ register_doctor(app)
 
 
 def _load_spec(spec: str, profile: str | None) -> Constraint:
+    spec = scrub(spec)[0]  # bytes that are not UTF-8 reach argv as lone surrogates
     try:
         if spec.lstrip().startswith("{"):
             from corral.constraints import from_json
@@ -67,6 +80,8 @@ def _load_spec(spec: str, profile: str | None) -> Constraint:
         raise _fail(f"bad constraint: {exc}{detail}") from None
     except (ConstraintJSONError, json.JSONDecodeError, RegistryError, ValueError) as exc:
         raise _fail(f"bad constraint: {exc}") from None
+    except RecursionError:
+        raise _fail("bad constraint: nested too deeply (at most 100 levels)") from None
 
 
 @app.command("check")
@@ -83,9 +98,19 @@ def check_command(
     ident: Annotated[str | None, typer.Option("--id", help="--format's instance id in a JSONL file.")] = None,
     format_output: Annotated[str | None, typer.Option("--output", help="--format's output ('-': stdin).")] = None,
     mode: Annotated[str, typer.Option(help="--format's mode: strict, or reference (the published one).")] = "strict",
+    timeout: Annotated[float, typer.Option(help="Seconds one check may take (per line with --batch).")] = (
+        DEFAULT_BUDGET.seconds),
+    max_memory: Annotated[float, typer.Option(help="MB of memory one check may add.")] = DEFAULT_BUDGET.memory_mb,
+    max_chars: Annotated[int, typer.Option(help="The longest text checked.")] = DEFAULT_BUDGET.max_chars,
 ) -> None:
     """Check TEXT against SPEC, or an --output against a --format checker: exit 0 if it passes, 1 if it fails, 2 on
-    bad input."""
+    bad input, 3 if the check ran past its budget (not decided). With --batch: 2 if any line could not be
+    checked, else 3 if any check was not decided, else 0."""
+    try:
+        budget = Budget(seconds=timeout, memory_mb=max_memory, max_chars=max_chars,
+                        max_steps=DEFAULT_BUDGET.max_steps)
+    except ValueError:
+        raise _fail("--timeout, --max-memory and --max-chars must be positive") from None
     if format_task is not None:
         from ._format import check_format_command
 
@@ -93,15 +118,25 @@ def check_command(
             raise _fail("--format needs --instance FILE and --output TEXT")
         raise typer.Exit(check_format_command(format_task, instance, format_output, ident, mode, as_json))
     if batch is not None:
-        raise typer.Exit(_check_batch(batch, output, workers))
+        raise typer.Exit(_check_batch(batch, output, workers, budget))
     if spec is None or text is None:
         raise _fail("give SPEC and TEXT (TEXT may be '-' for standard input), or --batch FILE")
     constraint = _load_spec(spec, profile)
     if text == "-":
-        text = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
-    verdict = check(constraint, text)
+        text = sys.stdin.buffer.read(budget.max_chars * 4 + 1).decode("utf-8", errors="replace")
+    text, replaced = scrub(text)  # the shell hands bytes that are not UTF-8 over as lone surrogates
+    if replaced:
+        err.print(f"warning: {replaced} character(s) of TEXT were not UTF-8 and were replaced by U+FFFD",
+                  highlight=False, markup=False)
+    verdict = check(constraint, text, budget=budget)
+    if verdict.undecided is not None:
+        if as_json:
+            print(dumps(verdict.to_json()))
+        else:
+            out.print(f"[yellow]UNDECIDED[/yellow]  {escape(verdict.undecided)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_UNDECIDED)
     if as_json:
-        print(json.dumps(verdict.to_json(), ensure_ascii=False))
+        print(dumps(verdict.to_json()))
     else:
         status = "[green]PASS[/green]" if verdict.passed else "[red]FAIL[/red]"
         out.print(f"{status}  score {verdict.score:.2f}  {constraint}", highlight=False, soft_wrap=True)
@@ -115,24 +150,31 @@ def check_command(
     raise typer.Exit(EXIT_PASS if verdict.passed else EXIT_FAIL)
 
 
-def _check_batch(path: Path, output: Path | None, workers: int | None) -> int:
+def _check_batch(path: Path, output: Path | None, workers: int | None, budget: Budget) -> int:
     try:
-        with path.open(encoding="utf-8", errors="surrogateescape") as f:
+        with path.open("rb") as f:
             lines = f.readlines()
     except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror}") from None
-    sink = output.open("w", encoding="utf-8") if output else sys.stdout
-    bad = 0
+        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES, name=str(path)):
+        sink = output.open("w", encoding="utf-8") if output else sys.stdout
+    except OSError as exc:
+        raise _fail(f"cannot write --out {output}: {exc.strerror or exc}") from None
+    bad = undecided = 0
+    try:
+        for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES, name=str(path),
+                                  budget=budget):
             if "error" in record:
                 bad += 1
                 err.print("[red]error:[/red] " + escape(record["error"]), highlight=False, soft_wrap=True)
+            undecided += "undecided" in record
             append_jsonl(sink, record)
+    except OSError as exc:
+        raise _fail(f"cannot write {output or 'standard output'}: {exc.strerror or exc}") from None
     finally:
         if output:
             sink.close()
-    return EXIT_BAD_INPUT if bad else EXIT_PASS
+    return EXIT_BAD_INPUT if bad else EXIT_UNDECIDED if undecided else EXIT_PASS
 
 
 @app.command("generate")
@@ -202,4 +244,14 @@ def parse_command(spec: Annotated[str, typer.Argument(help="Constraint in the te
 
 
 def main() -> None:
+    # SIGTERM (a job scheduler's stop, `timeout`) unwinds like Ctrl-C, so that open files are closed, temporary
+    # files removed and resumable runs say where they stopped, instead of dying mid-write
+    signal.signal(signal.SIGTERM, _terminated)
+    for stream in (sys.stdout, sys.stderr):  # the terminal is a boundary too: what it cannot show is replaced
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     app()
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -10,6 +10,8 @@ out = Console()
 err = Console(stderr=True)
 
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_UNDECIDED = 3  # a check ran past its budget: neither passed nor failed
+EXIT_INCOMPLETE = 4  # a run ended with instances missing or errored; rerun the same command to finish it
 
 
 def fail(message: str) -> typer.Exit:

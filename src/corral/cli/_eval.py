@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ._console import err, out
+from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
 
 
@@ -98,6 +98,8 @@ def eval_command(
         raise _fail(str(exc)) from None
 
     cache = None if no_cache else ResponseCache()
+    if cache is not None and cache.problem:
+        err.print(f"warning: {cache.problem}", highlight=False, soft_wrap=True, markup=False)
     summaries = []
     try:
         for mode, run in zip(modes, runs, strict=True):
@@ -131,6 +133,8 @@ def eval_command(
         where = runs[0].parent if len(runs) > 1 else runs[0]
         path = write_report([run for run, _ in summaries], where)
         out.print(f"report: {path}")
+    if not all(summary["complete"] for _, summary in summaries):
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 def _task_options(values: list[str]) -> dict[str, str]:

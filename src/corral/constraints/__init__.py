@@ -6,6 +6,7 @@ serialised (``to_json(c)``, ``from_json(data)``). New base constraints are added
 """
 
 from . import _builtin  # noqa: F401  (registers count, match, regex)
+from ._budget import DEFAULT_BUDGET, Budget
 from ._check import Checked, Context, Result
 from ._english import Phrasing
 from ._json import ConstraintJSONError, from_json, to_json
@@ -35,10 +36,12 @@ from ._render import render
 from ._verdict import check
 
 __all__ = [
+    "DEFAULT_BUDGET",
     "TEXT",
     "UNIT",
     "And",
     "BaseKind",
+    "Budget",
     "Call",
     "Checked",
     "Constraint",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from corral.text import Level
 
+from ._budget import BudgetExceeded
 from ._check import Context, Result
 from ._english import (
     Phrasing,
@@ -278,7 +279,11 @@ def _evaluate_regex(node: Regex, ctx: Context) -> Result:
     unit, _ = ctx.resolve(node.of)
     if unit is None:
         return Result(node, False, None, f"a match of /{node.pattern}/")
-    found = regex.search(node.pattern, unit[0], timeout=1.0)
+    left = ctx.meter.seconds_left()
+    try:  # one deadline for the whole check: a regex over many units shares it
+        found = regex.search(node.pattern, unit[0], timeout=left if left != float("inf") else None)
+    except TimeoutError:
+        raise BudgetExceeded(f"/{_clip(node.pattern, 40)}/ took more than the check's time budget") from None
     spans = ((unit[1] + found.start(), unit[1] + found.end()),) if found else ()
     return Result(node, found is not None, found.group(0) if found else unit[0], f"a match of /{node.pattern}/",
                   spans)

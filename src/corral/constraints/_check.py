@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from corral.text import Level, RawUnit, Segmentation
 
+from ._budget import DEFAULT_BUDGET, BudgetExceeded, Meter
 from ._kinds import _BY_NODE
 from ._nodes import (
     And,
@@ -68,12 +69,14 @@ class Result(NamedTuple):
 
 
 class Context:
-    """What evaluation needs: the shared segmentation and the unit bound by the innermost for-each."""
+    """What evaluation needs: the shared segmentation, the unit bound by the innermost for-each, and the check's
+    ``Meter`` (every evaluated node ticks it; a kind that loops or runs a regex asks it for the time left)."""
 
-    __slots__ = ("_normalized", "seg", "text_level", "unit", "unit_level")
+    __slots__ = ("_normalized", "meter", "seg", "text_level", "unit", "unit_level")
 
-    def __init__(self, seg: Segmentation, text_level: Level | None) -> None:
+    def __init__(self, seg: Segmentation, text_level: Level | None, meter: Meter | None = None) -> None:
         self.seg = seg
+        self.meter = meter if meter is not None else Meter(DEFAULT_BUDGET)
         self.text_level = text_level
         self.unit: RawUnit | None = None
         self.unit_level: Level | None = None
@@ -116,11 +119,15 @@ class Context:
 
 
 def evaluate(node: Expr, ctx: Context) -> Result:
-    """Evaluate any node: compositions here, base constraints through their registered kind."""
+    """Evaluate any node: compositions here, base constraints through their registered kind. Raises
+    ``BudgetExceeded`` when the check runs past its budget."""
+    ctx.meter.tick()
     kind = _BY_NODE.get(type(node))
     if kind is not None:
         try:
             return kind.evaluate(node, ctx)
+        except BudgetExceeded:
+            raise
         except Exception as exc:  # a kind's bug must not crash a batch of checks
             return Result(node, False, observed=f"error: {type(exc).__name__}: {exc}", expected="no error")
     if isinstance(node, And):

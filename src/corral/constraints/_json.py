@@ -79,6 +79,9 @@ def _encode_value(value: Any) -> Any:
 
 
 # -------------------------------------------------------------------------------------------- decoding
+_MAX_PATH_STEPS = 200
+
+
 def from_json(data: Any) -> Constraint:
     """The Constraint that ``data`` describes (a bare node is accepted as the body)."""
     if not isinstance(data, dict):
@@ -104,6 +107,8 @@ def from_json(data: Any) -> Constraint:
 
 
 def _decode_node(data: Any, path: str) -> Expr:
+    if path.count(".") > _MAX_PATH_STEPS:  # each level of nesting adds a step or two to the path
+        raise ConstraintJSONError(path[:60] + "...", "nested too deeply (at most 100 levels)")
     if not isinstance(data, dict):
         raise ConstraintJSONError(path, f"expected a constraint object, got {_type(data)}")
     name = data.get("kind")

@@ -76,6 +76,10 @@ _DESCRIBE = {
 }
 
 
+MAX_NESTING = 100
+"""How deep a spec may nest (parentheses, not, for-eachs, pos inside pos); deeper is a syntax error."""
+
+
 class ConstraintSyntaxError(InputError):
     """A spec that does not parse; ``line`` and ``column`` are 1-based."""
 
@@ -104,7 +108,25 @@ def parse(spec: str) -> Constraint:
         tree = _parser().parse(spec)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, spec) from None
-    return _Builder(spec).start(tree)
+    except RecursionError:
+        raise ConstraintSyntaxError(f"nested more than {MAX_NESTING} deep", spec[:80], 1, 1) from None
+    builder = _Builder(spec)
+    too_deep = _deeper_than(tree, MAX_NESTING + 10)  # + the levels of a base constraint under the nesting
+    if too_deep is not None:
+        raise builder.fail(f"nested more than {MAX_NESTING} deep", too_deep)
+    return builder.start(tree)
+
+
+def _deeper_than(tree: Tree, limit: int) -> Tree | None:
+    """The first node of ``tree`` deeper than ``limit`` (None if there is none), found without recursion: the
+    builder, printing and checking recurse once per level, so a spec nested thousands deep is refused here."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return node
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    return None
 
 
 def _syntax_error(exc: UnexpectedInput, spec: str) -> ConstraintSyntaxError:

@@ -8,24 +8,34 @@ from functools import partial
 from corral.text import Level, Segmentation
 from corral.verdicts import Explanation, Verdict, Violation
 
+from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter
 from ._check import Checked, Context, evaluate, parts_of
 from ._feedback import feedback, part_message
 from ._kinds import kind_of
 from ._nodes import Constraint, Expr, ForEach, Not
 
 
-def check(constraint: Constraint | Expr, text: str, profile: str | None = None) -> Verdict[Checked]:
+def check(constraint: Constraint | Expr, text: str, profile: str | None = None,
+          budget: Budget = DEFAULT_BUDGET) -> Verdict[Checked]:
     """Check ``text`` against ``constraint``; ``profile`` overrides the constraint's own profile. Never raises on
-    any string.
+    any string, and never runs past ``budget``: a check that would is *not decided* (``verdict.undecided`` says
+    why; it does not pass and scores 0).
 
     The verdict's score is the share of parts met (1.0 when there are none); its violations, one per failed part,
-    and its feedback are computed when first read; ``detail`` is the ``Checked`` evidence."""
+    and its feedback are computed when first read; ``detail`` is the ``Checked`` evidence (None when undecided)."""
     if not isinstance(constraint, Constraint):
         constraint = Constraint(constraint)
     if not isinstance(text, str):
         raise TypeError(f"check() needs the text as a str, got {type(text).__name__}")
+    if len(text) > budget.max_chars:
+        return Verdict.not_decided(f"the text is {len(text):,} characters; the limit is {budget.max_chars:,}")
     seg = Segmentation(text, profile or constraint.profile)
-    result = evaluate(constraint.body, Context(seg, constraint.level))
+    try:
+        result = evaluate(constraint.body, Context(seg, constraint.level, Meter(budget)))
+    except BudgetExceeded as exc:
+        return Verdict.not_decided(exc.reason)
+    except RecursionError:
+        return Verdict.not_decided("the constraint is nested too deeply to evaluate")
     parts = tuple(parts_of(result))
     score = sum(part.passed for part in parts) / len(parts) if parts else 1.0
     checked = Checked(constraint, text, result, parts)

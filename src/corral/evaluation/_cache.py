@@ -25,31 +25,62 @@ def default_cache_path() -> Path:
 
 
 class ResponseCache:
-    """Completions by request key."""
+    """Completions by request key.
+
+    A cache is an optimisation, never a reason for a run to fail: a file that is not a readable SQLite database,
+    or an entry that does not read back as a completion, is reported in ``problem`` / counted in ``skipped`` and
+    treated as a miss (the run regenerates), never raised."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, completion TEXT NOT NULL)")
         self.hits = 0
+        self.skipped = 0  # entries that did not read back as a completion (damaged, or from another version)
+        self.problem: str | None = None  # why the cache is off, when it is
+        self._db: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, completion TEXT NOT NULL)")
+        except (OSError, sqlite3.Error) as exc:
+            self._off(exc)
+
+    def _off(self, exc: BaseException) -> None:
+        self.problem = f"the response cache {self.path} cannot be used ({exc}); running without it"
+        if self._db is not None:
+            self._db.close()
+        self._db = None
 
     @staticmethod
     def key(request: Request, backend: str, model: str) -> str:
         return request.key(backend, f"{model}#cache{CACHE_FORMAT}")
 
     def get(self, key: str) -> Completion | None:
-        row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self._off(exc)
+            return None
         if row is None:
             return None
+        try:
+            completion = Completion(**json.loads(row[0]))
+        except (TypeError, ValueError):  # not a completion this version can read: a miss, regenerated
+            self.skipped += 1
+            return None
         self.hits += 1
-        return Completion(**json.loads(row[0]))
+        return completion
 
     def put(self, key: str, completion: Completion) -> None:
-        if completion.finish_reason == "error":
+        if completion.finish_reason == "error" or self._db is None:
             return
-        self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(asdict(completion))))
+        try:
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(asdict(completion))))
+        except sqlite3.Error as exc:
+            self._off(exc)
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()

@@ -32,6 +32,13 @@ RECORDS_FILE = "records.jsonl"
 LIKELIHOODS_FILE = "likelihoods.jsonl"
 SUMMARY_FILE = "summary.json"
 
+MAX_SAMPLES = 10_000
+"""The most samples per instance a run may ask for (pass@k is reported for k up to the samples)."""
+MAX_ROUNDS = 100
+"""The most feedback rounds a run may ask for."""
+MAX_CONFIG_BYTES = 64 * 2**20
+"""A run's config.json larger than this is refused unread (it lists the selected instance ids)."""
+
 Decoding = Literal["free", "constrained"]
 """How a run decodes: ``constrained`` compiles each instance's constraint into a grammar."""
 
@@ -84,9 +91,9 @@ class RunConfig(_Frozen):
     strategy: Strategy = "greedy"
     rerank_k: int = 4  # rerank: candidates drawn per constrained sample
     rerank_temperature: float = 0.7  # rerank: the candidates' sampling temperature (top_p and seeds: the run's)
-    # extent
-    samples: int = 1
-    rounds: int = 0  # feedback rounds after the first attempt
+    # extent (bounded: a config is read back from disk, and summaries and reports loop over these)
+    samples: int = Field(1, ge=1, le=MAX_SAMPLES)
+    rounds: int = Field(0, ge=0, le=MAX_ROUNDS)  # feedback rounds after the first attempt
     selection: dict[str, Any] = Field(default_factory=dict)  # filters: structures, sources, limit, per_group
     instances: list[str] = Field(default_factory=list)  # the selected instance ids, in order
     corral_version: str = ""
@@ -180,6 +187,8 @@ class SampleRecord(_Frozen):
     # the output's likelihood under the same model with no grammar (for a final output: see LIKELIHOODS_FILE)
     likelihood: Likelihood | None = None
     rerank: Rerank | None = None  # the candidates, when the run's strategy is rerank and the sample constrained
+    replaced: int = 0  # characters of the model's output that could not be encoded, replaced by U+FFFD
+    undecided: str | None = None  # why the checker could not decide (its budget ran out); the sample then fails
 
     @model_validator(mode="before")
     @classmethod
@@ -195,7 +204,7 @@ class SampleRecord(_Frozen):
         """A record carrying ``verdict`` whole: passed, score, violations, feedback and the checker's detail."""
         data = verdict.to_json()
         return cls(passed=verdict.passed, score=verdict.score, violations=data["violations"],
-                   detail=data.get("detail", {}), feedback=verdict.feedback, **fields)
+                   detail=data.get("detail", {}), feedback=verdict.feedback, undecided=verdict.undecided, **fields)
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -218,6 +227,8 @@ class SampleRecord(_Frozen):
 def read_config(run: Path) -> RunConfig:
     path = run / CONFIG_FILE
     try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise RunError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MB; not a config Corral wrote")
         return RunConfig.model_validate_json(path.read_bytes())
     except FileNotFoundError:
         raise RunError(f"{run} is not a run directory: it has no {CONFIG_FILE}") from None

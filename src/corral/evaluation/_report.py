@@ -133,7 +133,7 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
               "averaged over instances.", ""]
     lines += _table(["k", *labels], [[k, *(f"{100 * s['pass_at_k'][str(k)]:.1f}%"
                                            if str(k) in s["pass_at_k"] and s["success"]["n"] else "—"
-                                           for s in summaries)] for k in range(1, most + 1)])
+                                           for s in summaries)] for k in _table_ks(most)])
     lines += [f"![{charts[PASS_AT_K_CHART]}]({PASS_AT_K_CHART})", ""]
 
     rounds = max(s["rounds"] for s in summaries)
@@ -348,3 +348,14 @@ def _truncated(counts: dict[str, int]) -> str:
     """Outputs cut off at the token budget, and how many of them were closed by the grammar's completion."""
     closed = counts.get("closed", 0)
     return f"{counts['truncated']} ({closed} closed)" if closed else str(counts["truncated"])
+
+
+def _table_ks(most: int) -> list[int]:
+    """The k of the pass@k table: every k up to 10, then 20, 50, 100, 200, ... and ``most`` itself (the chart shows
+    them all)."""
+    ks = set(range(1, min(most, 10) + 1)) | {most}
+    step = 20
+    while step < most:
+        ks.add(step)
+        step = step * 5 // 2 if str(step).startswith("2") else step * 2
+    return sorted(ks)

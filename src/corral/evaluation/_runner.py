@@ -25,12 +25,16 @@ from typing import Any
 from corral.jsonl import append_jsonl, atomic_write
 from corral.models import Completion, Likelihood, Model, Request, Sampling, load_model, parse_spec, score_texts
 from corral.tasks import Task, TaskInstance, get_task, select, task_options
+from corral.verdicts import Verdict, Violation
 
 from ._cache import ResponseCache
+from ._lock import LOCK_FILE, run_lock
 from ._metrics import summarize
 from ._records import (
     CONFIG_FILE,
     LIKELIHOODS_FILE,
+    MAX_ROUNDS,
+    MAX_SAMPLES,
     RECORDS_FILE,
     SUMMARY_FILE,
     Candidate,
@@ -125,8 +129,9 @@ def evaluate(
     """
     if isinstance(task, str):
         task = get_task(task)
-    if samples < 1 or rounds < 0:
-        raise ValueError(f"samples must be >= 1 and rounds >= 0, got {samples} and {rounds}")
+    if not (1 <= samples <= MAX_SAMPLES and 0 <= rounds <= MAX_ROUNDS):
+        raise ValueError(f"samples must be in 1..{MAX_SAMPLES:,} and rounds in 0..{MAX_ROUNDS}, got {samples} and "
+                         f"{rounds}")
     chosen = select(task, filters, limit=limit, per_group=per_group)
     selection = {"filters": {k: list(v) for k, v in (filters or {}).items()}, "limit": limit,
                  "per_group": list(per_group) if per_group else None}
@@ -134,6 +139,16 @@ def evaluate(
                          selection=selection, instances=chosen, base_url=base_url, strategy=strategy,
                          rerank_k=rerank_k, rerank_temperature=rerank_temperature)
     run = Path(out) if out is not None else default_run_dir(config)
+    _refuse_foreign(run)  # before the lock, which would write into a directory that is not a run's
+    with run_lock(run):  # one writer: a second run on this directory is refused while this one writes
+        return _run(task, config, run, chosen, loaded_model, model, model_options, base_url, cache, on_progress,
+                    batch_size)
+
+
+def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance], loaded_model: Model | None,
+         model: str, model_options: Mapping[str, Any] | None, base_url: str | None, cache: ResponseCache | None,
+         on_progress: Callable[[int, int, int], None] | None, batch_size: int | None) -> tuple[Path, dict[str, Any]]:
+    samples, rounds = config.samples, config.rounds
     done = _open_run(run, config)
     by_id = {inst.id: inst for inst in chosen}
 
@@ -209,18 +224,23 @@ def default_run_dir(config: RunConfig, root: Path = Path("corral-runs")) -> Path
     return root / f"{config.task}-{slug}-{config.decoding}-{config.hash[:8]}"
 
 
-def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], SampleRecord]:
-    """Create or reopen ``run`` for ``config``; the records it already holds, by key."""
+def _refuse_foreign(run: Path) -> None:
+    """A ``RunError`` when ``run`` is a file, or a non-empty directory that is not a run's."""
     if run.exists() and not run.is_dir():
         raise RunError(f"--out {run} is a file, not a run directory")
+    if run.is_dir() and not (run / CONFIG_FILE).exists() and any(p.name != LOCK_FILE for p in run.iterdir()):
+        raise RunError(f"--out {run} is not empty and is not a run directory (no {CONFIG_FILE})")
+
+
+def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], SampleRecord]:
+    """Create or reopen ``run`` for ``config``; the records it already holds, by key."""
+    _refuse_foreign(run)
     if (run / CONFIG_FILE).exists():
         old = read_config(run)
         if old.hash != config.hash:
             changed = [k for k, v in config.identity().items() if old.identity().get(k) != v]
             raise RunError(f"{run} holds a run with another config (different {', '.join(changed)}); "
                            f"choose another --out, or rerun with the same settings to resume it")
-    elif run.exists() and any(run.iterdir()):
-        raise RunError(f"--out {run} is not empty and is not a run directory (no {CONFIG_FILE})")
     try:
         run.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -393,13 +413,23 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
     decoding = config.decoding if fallback is None else "free-fallback"
     quality = task.quality(item.instance, answer) if task.quality is not None else {}
     return SampleRecord.judged(
-        task.check(item.instance, answer),
+        _judge(task, item.instance, answer),
         instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
         messages=item.messages, output=output, answer=answer, decoding=decoding, fallback_reason=fallback,
         finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers,
-        appended=appended, likelihood=likelihood, rerank=rerank)
+        appended=appended, likelihood=likelihood, rerank=rerank, replaced=completion.replaced)
+
+
+def _judge(task: Task, instance: TaskInstance, answer: str) -> Verdict[Any]:
+    """The task's verdict on ``answer``; a checker that raises fails this one sample (its error recorded as the
+    violation), so one output the checker cannot handle never stops a run."""
+    try:
+        return task.check(instance, answer)
+    except Exception as exc:  # the checker's bug or an unforeseen input: keep the run going, keep the evidence
+        return Verdict.of([Violation("checker-error", f"the checker failed on this output: "
+                                                      f"{type(exc).__name__}: {exc}")])
 
 
 def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:
@@ -423,10 +453,11 @@ def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRe
         if instance is None:
             raise RunError(f"cannot judge {record.instance!r} again: task {config.task!r} no longer has it")
         answer = task.answer(record.output)
-        fresh = SampleRecord.judged(task.check(instance, answer), instance=record.instance, sample=record.sample,
+        fresh = SampleRecord.judged(_judge(task, instance, answer), instance=record.instance, sample=record.sample,
                                     round=record.round, messages=record.messages, output=record.output, answer=answer)
         judged.append(record.model_copy(update={
-            **fresh.model_dump(include={"passed", "score", "violations", "detail", "feedback"}), "answer": answer,
+            **fresh.model_dump(include={"passed", "score", "violations", "detail", "feedback", "undecided"}),
+            "answer": answer,
             "groups": dict(instance.groups),
             "quality": task.quality(instance, answer) if task.quality is not None else {}}))
     return judged

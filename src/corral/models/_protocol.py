@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, runtime_checkable
 
-from corral.errors import ModelError as ModelError  # defined with Corral's other error roots; its home stays here
+from corral.errors import ModelError as ModelError
+from corral.text import scrub  # defined with Corral's other error roots; its home stays here
 
 if TYPE_CHECKING:
     from corral.grammars import Grammar
@@ -124,6 +125,16 @@ class Completion:
     seconds: float = 0.0
     constrained: bool = False
     error: str | None = None
+    replaced: int = 0  # lone surrogates in the model's text, replaced by U+FFFD where it entered (text.scrub)
+
+    def __post_init__(self) -> None:
+        # every backend's text passes here, and so does a cached one: nothing unencodable reaches a record
+        text, replaced = scrub(self.text)
+        if replaced:
+            object.__setattr__(self, "text", text)
+            object.__setattr__(self, "replaced", self.replaced + replaced)
+        if self.error is not None:
+            object.__setattr__(self, "error", scrub(self.error)[0])
 
     @property
     def tokens_per_second(self) -> float:

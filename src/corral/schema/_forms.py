@@ -73,10 +73,17 @@ def _schema_xml(schema: dict[str, Any]) -> str:
     return text
 
 
+MAX_SCHEMA_CHARS = 5_000_000
+"""The longest schema text ``parse_schema`` reads (SchemaStore's largest schemas are under 2 MB)."""
+
+
 def parse_schema(text: str, form: DataForm) -> dict[str, Any]:
     """The schema a JSON, YAML or typed-XML text holds (the inverse of ``render_schema`` for those forms).
 
-    The pydantic and English forms are one-way: there is no parser for them."""
+    The pydantic and English forms are one-way: there is no parser for them. A text longer than
+    ``MAX_SCHEMA_CHARS`` is refused unread (a schema is untrusted input: validating against a 10 MB one took 42 s)."""
+    if len(text) > MAX_SCHEMA_CHARS:
+        raise ValueError(f"the schema is {len(text):,} characters; the limit is {MAX_SCHEMA_CHARS:,}")
     value = _parse_data(text, form)
     if not isinstance(value, dict):
         raise ValueError(f"the {form.upper()} text holds a {type(value).__name__}, not a schema object")

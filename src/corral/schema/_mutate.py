@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from referencing.exceptions import Unresolvable
 
+from ._errors import SchemaInputError
 from ._sample import NoSampleError, Sampler, canonical, multiples, pointer, words
 
 _TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER
@@ -216,8 +218,13 @@ class _Mutator:
         return None
 
     def verify(self, candidate: _Candidate) -> Mutation | None:
-        """The candidate as a Mutation if jsonschema finds exactly the one intended error in it."""
-        errors = list(self.validator.iter_errors(candidate.sample))
+        """The candidate as a Mutation if jsonschema finds exactly the one intended error in it. A candidate the
+        validator cannot judge (a pattern that times out on it, a ``$ref`` only it reaches that does not resolve)
+        is not a mutation: the search goes on with the next one."""
+        try:
+            errors = list(self.validator.iter_errors(candidate.sample))
+        except (SchemaInputError, Unresolvable, RecursionError):
+            return None
         if len(errors) != 1:
             return None
         error = errors[0]
@@ -661,6 +668,10 @@ def mutate(schema: Any, sample: Any, rng: random.Random, keyword: str | None = N
     """A copy of the valid `sample` that breaks exactly one keyword (`keyword`, or a random one if None).
 
     Returns None when no such single-keyword change exists for this sample (say, `minItems: 0`, or a keyword
-    outside MUTABLE_KEYWORDS). See the module docstring for where jsonschema's reported keyword differs.
+    outside MUTABLE_KEYWORDS), including when every change it tries is one the validator cannot judge (a pattern
+    that times out on the changed value). See the module docstring for where jsonschema's reported keyword differs.
     """
-    return _Mutator(schema, sample, rng).run(keyword)
+    try:
+        return _Mutator(schema, sample, rng).run(keyword)
+    except (SchemaInputError, Unresolvable):  # the schema's own places cannot be walked (a pattern, a $ref)
+        return None

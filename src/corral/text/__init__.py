@@ -4,6 +4,7 @@ Two profiles ship: ``default`` (what a careful user expects) and ``collie-v1`` (
 exactly). More can be registered with ``register_profile``.
 """
 
+from ._clean import scrub
 from ._profiles import Profile, RawUnit, get_profile, register_profile
 from ._segmentation import Segmentation, segment
 from ._units import Level, Unit
@@ -29,5 +30,6 @@ __all__ = [
     "Unit",
     "get_profile",
     "register_profile",
+    "scrub",
     "segment",
 ]

@@ -12,7 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 from .._grammar import Grammar, GrammarError, _check_schema
-from ._enforcement import OUTPUTS, Enforcement, Output, enforcement_of
+from .._sample import engine_check
+from ._enforcement import OUTPUTS, Enforcement, Output, enforcement_of, refuse
 from ._llguidance import json_enforcement, json_grammar
 from ._lower import lowered
 from ._values import compact
@@ -34,7 +35,19 @@ def compile_schema(schema: dict[str, Any] | bool, output: Output, bounded: bool 
     _check_output(output)
     if output == "json":
         return json_grammar(schema, canonical(schema), bounds=bounded)
-    return Grammar.lark(_lark_source(canonical(schema), output), description=f"JSON Schema as {output.upper()}")
+    source = _lark_source(canonical(schema), output)
+    # a large schema can give a grammar past the engine's limits (its size, or the fuel its lexer may spend):
+    # a refusal that says so, at compile time, not an engine error in the middle of decoding
+    try:
+        grammar = Grammar.lark(source, description=f"JSON Schema as {output.upper()}")
+    except GrammarError as exc:
+        raise refuse("#", "(schema)", f"its {output.upper()} grammar is past the grammar engine's limits "
+                                      f"({exc})") from None
+    problem = engine_check(grammar)
+    if problem:
+        raise refuse("#", "(schema)", f"its {output.upper()} grammar is past the grammar engine's limits "
+                                      f"({problem})")
+    return grammar
 
 
 def enforcement(schema: dict[str, Any] | bool, output: Output, bounded: bool = False) -> Enforcement:

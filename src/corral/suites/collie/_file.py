@@ -13,6 +13,7 @@ from pathlib import Path
 from corral.constraints import ConstraintSyntaxError, check, parse, render
 from corral.jsonl import iter_jsonl
 from corral.tasks import Task, TaskInstance, register_task
+from corral.text import Level
 
 from ._task import MAX_TOKENS, _grammar, collie
 
@@ -25,12 +26,12 @@ def instances_file_task(path: str | Path) -> Task:
         data = path.read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read instances file {path}: {exc.strerror}") from None
-    rows = list(iter_jsonl(path))
+    rows = list(iter_jsonl(path))  # a bad line: a JsonlError (a ValueError) naming the file and line
     if not rows:
         raise ValueError(f"instances file {path} has no instances")
     instances = []
     for number, row in enumerate(rows, start=1):
-        if not isinstance(row.get("constraint"), str):
+        if not isinstance(row, dict) or not isinstance(row.get("constraint"), str):
             raise ValueError(f"{path}: instance {number}: an instance needs a string field 'constraint'")
         try:
             constraint = parse(row["constraint"])
@@ -39,7 +40,8 @@ def instances_file_task(path: str | Path) -> Task:
         instances.append(TaskInstance(
             id=str(row.get("id", number)), prompt=str(row.get("prompt") or render(constraint)), target=constraint,
             groups={"structure": str(row.get("structure", "")), "source": str(row.get("source", ""))},
-            max_tokens=MAX_TOKENS[constraint.level], reference=row.get("example")))
+            max_tokens=MAX_TOKENS.get(constraint.level, MAX_TOKENS[Level.PASSAGE]),  # no level: the whole text
+            reference=row.get("example")))
     ids = [inst.id for inst in instances]
     if len(set(ids)) != len(ids):
         raise ValueError(f"instances file {path}: ids repeat ({next(i for i in ids if ids.count(i) > 1)!r})")

@@ -1,0 +1,114 @@
+"""A check's budget: how much time, memory and text one check of untrusted input may take.
+
+Why a check needs one: constraints compose, so a short spec can ask for a great deal of work (three nested
+for-eachs over a 300-word text are 27 million evaluations), a regular expression can backtrack for ever, and a
+text can be any size. A check past its budget is *not decided*: ``check`` returns a verdict that says so
+(``Verdict.undecided``) instead of running on, and a batch moves to its next line.
+
+The budget is enforced cooperatively: every evaluated node ticks a ``Meter``, which looks at the clock and the
+process's resident memory every ``LOOK_EVERY`` ticks, and a regex gets the time left as its own timeout (one
+deadline for the whole check, not one per unit).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_BUDGET", "Budget", "BudgetExceeded", "Meter"]
+
+LOOK_EVERY = 512
+"""Ticks between two looks at the clock and the memory (a look costs about a microsecond)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits on one check.
+
+    Attributes:
+        seconds: wall-clock time for the whole check, segmentation and regexes included.
+        memory_mb: how much the process's resident memory may grow during the check.
+        max_chars: the longest text checked at all; a longer one is refused before any work.
+        max_steps: how many constraint nodes one check may evaluate (a for-each over n units evaluates its body
+            n times).
+    """
+
+    seconds: float = 10.0
+    memory_mb: float = 1024.0
+    max_chars: int = 10_000_000
+    max_steps: int = 2_000_000
+
+    def __post_init__(self) -> None:
+        if not (self.seconds > 0 and self.memory_mb > 0 and self.max_chars > 0 and self.max_steps > 0):
+            raise ValueError(f"a budget's limits must all be positive, got {self}")
+
+    @classmethod
+    def unlimited(cls) -> Budget:
+        """No limits: for trusted input only (tests, the extractor over a vetted corpus)."""
+        return cls(math.inf, math.inf, 2**62, 2**62)
+
+
+DEFAULT_BUDGET = Budget()
+
+
+class BudgetExceeded(Exception):
+    """A check ran past its budget; ``reason`` says which limit, in words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _resident_bytes() -> int:
+    """The process's resident memory now (Linux's /proc), else its peak so far (any POSIX)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        try:
+            import resource
+
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        except (ImportError, OSError):  # pragma: no cover - Windows has neither
+            return 0
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class Meter:
+    """One check's running account against its ``Budget``."""
+
+    __slots__ = ("_next_look", "_rss_limit", "budget", "deadline", "steps")
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.deadline = time.monotonic() + budget.seconds
+        self.steps = 0
+        self._next_look = LOOK_EVERY
+        growth = budget.memory_mb * 2**20
+        self._rss_limit = _resident_bytes() + growth if math.isfinite(growth) else math.inf
+
+    def tick(self) -> None:
+        """Count one evaluation; past a limit, raise ``BudgetExceeded``."""
+        self.steps += 1
+        if self.steps >= self._next_look:
+            self.look()
+
+    def look(self) -> None:
+        """Compare the account with every limit now."""
+        self._next_look = self.steps + LOOK_EVERY
+        budget = self.budget
+        if self.steps > budget.max_steps:
+            raise BudgetExceeded(f"more than {budget.max_steps:,} evaluations (a for-each over many units, nested?)")
+        if time.monotonic() > self.deadline:
+            raise BudgetExceeded(f"the check took more than {budget.seconds:g} s")
+        if _resident_bytes() > self._rss_limit:
+            raise BudgetExceeded(f"the check needed more than {budget.memory_mb:g} MB of memory")
+
+    def seconds_left(self) -> float:
+        """Time left before the deadline (a small positive number when it has passed, so a regex fails at once)."""
+        left = self.deadline - time.monotonic()
+        return left if left > 0.001 else 0.001
