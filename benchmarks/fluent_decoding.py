@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from corral.evaluation import evaluate
+from corral.evaluation import SampleRecord, evaluate, read_records
 from corral.grammars import NotExpressible
 from corral.models import load_model
 from corral.tasks import get_task
@@ -53,26 +54,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-structure", type=int, default=2)
     parser.add_argument("--k", type=int, default=4, help="rerank: candidates per sample")
-    parser.add_argument("--temperature", type=float, default=0.7, help="rerank: the candidates' temperature")
+    parser.add_argument("--temperature", type=float, nargs="+", default=[0.7],
+                        help="rerank: the candidates' temperature (several: one rerank run each)")
     args = parser.parse_args()
 
     chosen = _instances(args.per_structure)
     task = dataclasses.replace(get_task("collie"), instances=lambda: chosen)
     model = load_model("smollm2")
-    modes = [("free (greedy)", "free", "greedy"), ("constrained, greedy", "constrained", "greedy"),
-             (f"constrained, rerank k={args.k}", "constrained", "rerank")]
-    rows, seconds = [], {}
+    modes = [("free (greedy)", "free", "greedy", 0.7), ("constrained, greedy", "constrained", "greedy", 0.7),
+             *((f"constrained, rerank k={args.k} (T {t:g})", "constrained", "rerank", t) for t in args.temperature)]
+    rows, seconds, finals = [], {}, {}
     try:
         with tempfile.TemporaryDirectory() as root:
-            for name, decoding, strategy in modes:
+            for name, decoding, strategy, temperature in modes:
                 started = time.perf_counter()
-                _, summary = evaluate(task, "smollm2", Path(root) / f"{decoding}-{strategy}", decoding=decoding,
-                                      strategy=strategy, rerank_k=args.k, rerank_temperature=args.temperature,
-                                      loaded_model=model, cache=None,
-                                      on_progress=lambda done, total, _, name=name: print(
-                                          f"{name}: {done}/{total}", file=sys.stderr, flush=True))
+                run, summary = evaluate(task, "smollm2", Path(root) / f"{decoding}-{strategy}-{temperature}",
+                                        decoding=decoding, strategy=strategy, rerank_k=args.k,
+                                        rerank_temperature=temperature, loaded_model=model, cache=None,
+                                        on_progress=lambda done, total, _, name=name: print(
+                                            f"{name}: {done}/{total}", file=sys.stderr, flush=True))
                 seconds[name] = time.perf_counter() - started
                 rows.append((name, summary))
+                finals[name] = {record.instance: record for record in read_records(run) if record.round == 0}
     finally:
         model.close()
 
@@ -90,6 +93,34 @@ def main() -> None:
               f"| {nll} | {_percent(fluency['nonword_share'])} | {_percent(fluency['triple_repeat_share'])} "
               f"| {distinct} | {summary['counts']['truncated']} | {seconds[name]:.1f} s "
               f"| {seconds[name] / greedy:.2f}× |")
+    _paired(finals)
+
+
+def _paired(finals: dict[str, dict[str, SampleRecord]]) -> None:
+    """Each rerank run against greedy constrained decoding, sample by sample: a mean over different texts hides
+    which strategy made each one more likely, and a few cut-off outputs move it."""
+    base = finals["constrained, greedy"]
+    print("\nPaired with greedy constrained decoding, per sample (NLL/token under the free model; lower is more "
+          "likely):\n")
+    print("| strategy | samples | more likely | as likely | less likely | mean Δ NLL/token ± se | "
+          "where greedy finished: mean Δ ± se (n) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, records in finals.items():
+        if "rerank" not in name:
+            continue
+        pairs = [(base[i], r) for i, r in records.items() if i in base and base[i].likelihood and r.likelihood]
+        deltas = [r.likelihood.nll_per_token - g.likelihood.nll_per_token for g, r in pairs]
+        finished = [d for d, (g, _) in zip(deltas, pairs, strict=True) if g.finish_reason == "stop"]
+        print(f"| {name} | {len(deltas)} | {sum(d < -1e-9 for d in deltas)} | {sum(abs(d) <= 1e-9 for d in deltas)} "
+              f"| {sum(d > 1e-9 for d in deltas)} | {_mean_se(deltas)} | {_mean_se(finished)} ({len(finished)}) |")
+
+
+def _mean_se(values: list[float]) -> str:
+    if not values:
+        return "—"
+    mean = statistics.fmean(values)
+    se = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+    return f"{mean:+.3f} ± {se:.3f}"
 
 
 if __name__ == "__main__":

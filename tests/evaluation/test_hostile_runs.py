@@ -116,3 +116,26 @@ def test_a_killed_writes_temporary_file_is_swept_by_the_next_write(tmp_path: Pat
     mine.write_text("busy")
     atomic_write(target, "done\n")
     assert target.read_text() == "done\n" and not left.exists() and mine.exists()
+
+
+def test_a_served_model_answering_with_a_lone_surrogate_never_breaks_a_run(tmp_path: Path) -> None:
+    """A real HTTP server on 127.0.0.1 sends "\\ud800" in its JSON: the run records it replaced and flagged; a rerun
+    from the cache and a run without it both finish (this output used to poison the cache for good)."""
+    from corral.evaluation import ResponseCache
+
+    from ..models._servers import ScriptedServer, completion_reply
+
+    options = {"backoff_base": 0.01, "backoff_max": 0.05}
+    with ScriptedServer([completion_reply("one \ud800 two")]) as server:
+        cache = ResponseCache(tmp_path / "cache.sqlite3")
+        run, summary = evaluate("collie", "openai:m", tmp_path / "run", filters=WORDS, limit=1, base_url=server.url,
+                                model_options=options, cache=cache)
+        assert summary["complete"] and server.hits == 1
+        record = read_records(run)[0]
+        assert record.output == "one \ufffd two" and record.replaced == 1
+        again, summary = evaluate("collie", "openai:m", tmp_path / "again", filters=WORDS, limit=1,
+                                  base_url=server.url, model_options=options, cache=cache)
+        assert summary["complete"] and server.hits == 1 and read_records(again)[0].cached
+        fresh, summary = evaluate("collie", "openai:m", tmp_path / "fresh", filters=WORDS, limit=1,
+                                  base_url=server.url, model_options=options, cache=None)
+        assert summary["complete"] and server.hits == 2 and read_records(fresh)[0].output == "one \ufffd two"

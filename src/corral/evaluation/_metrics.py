@@ -116,6 +116,8 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
             "missing": len(config.instances) * n - len(first),
             "context": sum(record.finish_reason == "context" for record in kept.values()),
             "repeated": sum(record.repeated for record in kept.values()),
+            "undecided": sum(record.undecided is not None for record in kept.values()),  # checks past their budget
+            "replaced": sum(bool(record.replaced) for record in kept.values()),  # outputs with unencodable text
         },
         "sample_decoding": _decoding_counts(first),
         "tokens": {"prompt": sum(record.prompt_tokens for record in kept.values()),
