@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from corral import from_json, parse
-from corral.constraints import Constraint, check, to_json
+from corral.constraints import Budget, Constraint, check, to_json
 from corral.suites.collie import constraint_for
 
 from .strategies import constraints
@@ -65,8 +65,9 @@ def test_check_survives_ten_megabytes():
     # (the default profile's sentence splitting of 10 MB is covered by tests/text/test_default_profile.py)
     for spec in ("count(text, word) >= 3 and count(text, paragraph) >= 2 and pos(text, word, 1) == 'He'",
                  "[collie-v1] paragraph: count(text, sentence) >= 3 and count(text, word) >= 3"):
-        verdict = check(parse(spec), text)
+        verdict = check(parse(spec), text, budget=Budget(seconds=300, max_chars=len(text)))  # past the default
         assert verdict.passed, verdict.feedback
+        assert check(parse(spec), text).undecided == "the text is 10,000,000 characters; the limit is 2,000,000"
 
 
 WORDS = ["apple", "river", "stone", "cloud", "green", "quietly", "runs", "over", "the", "bridge"]

@@ -37,7 +37,7 @@ class Budget:
 
     seconds: float = 10.0
     memory_mb: float = 1024.0
-    max_chars: int = 10_000_000
+    max_chars: int = 2_000_000
     max_steps: int = 2_000_000
 
     def __post_init__(self) -> None:
