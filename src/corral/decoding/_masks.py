@@ -19,9 +19,11 @@ from corral.grammars import Grammar, GrammarError, engine_limits
 from ._repeats import TokenTable
 
 # Compiled prototypes kept for reuse (samples and feedback rounds of one instance share its grammar). Each holds
-# its lexer's state cache, which grows as outputs are decoded: a constraint's grammar can reach tens of MB, so the
-# cache stays small (512 prototypes of COLLIE grammars took the main job to 2.9 GB).
-_CACHE_SIZE = 32
+# its lexer's state cache, which grows as outputs are decoded: a passage grammar of the natural-English shape grows
+# by about 20 MB in its first 40 tokens, so 32 prototypes took the main job to 3.4 GB, and 4 hold it near 0.5 GB
+# (measured with 24 COLLIE grammars). Compiling a prototype again costs about 0.07 s (the bundled model's
+# vocabulary), so the cache is a batch's worth of grammars, not a run's.
+_CACHE_SIZE = 8
 
 
 @dataclass
