@@ -233,18 +233,14 @@ def _refuse_foreign(run: Path) -> None:
 
 
 def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], SampleRecord]:
-    """Create or reopen ``run`` for ``config``; the records it already holds, by key."""
-    _refuse_foreign(run)
+    """Start or reopen ``run`` (checked by ``_refuse_foreign`` and created by its lock) for ``config``; the records
+    it already holds, by key."""
     if (run / CONFIG_FILE).exists():
         old = read_config(run)
         if old.hash != config.hash:
             changed = [k for k, v in config.identity().items() if old.identity().get(k) != v]
             raise RunError(f"{run} holds a run with another config (different {', '.join(changed)}); "
                            f"choose another --out, or rerun with the same settings to resume it")
-    try:
-        run.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RunError(f"cannot create --out {run}: {exc.strerror}") from None
     _write_json(run / CONFIG_FILE, config.model_dump(mode="json"))
     _drop_torn_tail(run / RECORDS_FILE)
     _drop_torn_tail(run / LIKELIHOODS_FILE)
