@@ -133,12 +133,20 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="instances per structure (0: all)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     parser.add_argument("--json", default="", help="write one row per instance here")
+    parser.add_argument("--redo", default="", help="only the instances a previous --json run did not compile "
+                                                   "or whose example it refused (to try a change quickly)")
     args = parser.parse_args()
     wanted = {s for s in args.structures.split(",") if s}
+    redo: set[str] | None = None
+    if args.redo:
+        with open(args.redo) as previous:
+            rows_before = [json.loads(line) for line in previous if line.strip()]
+        redo = {r["id"] for r in rows_before if not (r["compiled"] and r["accepted"])}
     seen: Counter[str] = Counter()
     chosen = []
     for index, inst in enumerate(_instances()):
-        if (wanted and inst.structure not in wanted) or (args.limit and seen[inst.structure] >= args.limit):
+        if (wanted and inst.structure not in wanted) or (args.limit and seen[inst.structure] >= args.limit) \
+                or (redo is not None and inst.id not in redo):
             continue
         seen[inst.structure] += 1
         chosen.append((index, args.samples))

@@ -44,6 +44,7 @@ from ._terms import (
     _root,
     _Terms,
     _Unsupported,
+    counts_sentences,
 )
 
 
@@ -359,7 +360,10 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
         text = R.both(R.WORD, R.rx(f".{{1,{limits.word_chars}}}"), terms.term(constraint.body, Level.WORD))
         return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
     if level is Level.SENTENCE:
-        text = terms.sentence((constraint.body,))
+        # the text's first word may be lowercase (no splitter decides anything before it)
+        text = terms.sentence((constraint.body,), opening=True, whole=not counts_sentences(constraint.body))
+        if not counts_chars:
+            text = R.seq(R.rx(" {0,2}"), text, R.rx(" ?"))
         return _Compiled(f"start: TEXT\nTEXT: {text}\n{terms.terminals.lark()}", terms.failures)
     structure = _Structure(terms)
     try:
@@ -368,7 +372,12 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
         terms.failures.append((str(exc.expr), exc.reason))
         return _Compiled("", terms.failures)
     rules = "\n".join(f"{name}: {body}" for name, body in structure.rules.items())
-    return _Compiled(f"start: {R.TEXT_START} {top}\n{rules}\n{terms.terminals.lark()}", terms.failures)
+    end = "" if counts_chars else f" {R.TEXT_END}"
+    return _Compiled(f"{_start(top)}{end}\n{rules}\n{terms.terminals.lark()}", terms.failures)
+
+
+def _start(top: str) -> str:
+    return f"start: {R.TEXT_START} {top}"
 
 
 def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limits = Limits()) -> Grammar:
@@ -380,7 +389,7 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     compiled = to_lark(constraint, limits)
     if compiled.failures:
         raise NotExpressible(compiled.failures)
-    if f"TEXT: {R.NOTHING}" in compiled.lark or compiled.lark.startswith(f"start: {R.TEXT_START} p0\nNOTHING:"):
+    if f"TEXT: {R.NOTHING}" in compiled.lark or re.match(rf"{re.escape(_start('p0'))}[^\n]*\nNOTHING:", compiled.lark):
         raise NotExpressible([(str(constraint.body), "no text of the grammar's shape satisfies it")])
     grammar = Grammar("lark", compiled.lark, f"constraint {constraint!s:.200}", hints=_hints(constraint.body))
     try:

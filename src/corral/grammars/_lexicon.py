@@ -24,7 +24,10 @@ this model and compares the profile's words and sentences with the model's):
   ``( ) , ; : $ % & -`` are not words. ``cannot`` is ``can`` + ``not``; an initial with its period stands inside a
   sentence before a capitalised word (``Richard D. James``: untrained Punkt does not break there); a dash may
   follow a comma, semicolon or colon (``compact,--in``); one or two spaces separate words; a sentence may start
-  with a digit (Punkt breaks after a period whatever follows).
+  with a digit (Punkt breaks after a period whatever follows). A single quotation mark may open a chunk's first
+  word and close any word (``'The End',``: Treebank splits both off, and neither is a word), and may follow the
+  final mark; emptied brackets ``()`` stand alone, and a comma or the final period may follow a space (Wikipedia
+  texts stripped of a number or a name: ``about .``, ``police , four``).
 * ``default`` (its own word rules, syntok sentences): quotes and dashes are never words; a contraction is one
   word (``don't``, ``it’s``); ``A/B`` is two words. Brackets are left out (syntok ends a sentence before an
   unclosed one), and so are ``$5`` and ``50%`` (their signs are stripped when strings are compared, so the
@@ -33,8 +36,9 @@ this model and compares the profile's words and sentences with the model's):
 Forms left out of the shape (the recall benchmark counts what they cost): sentences that start with a
 lowercase letter (or, in ``default``, a digit), ellipses, a period inside a sentence after a word (``Mr.``,
 ``U.S.``; only ``collie-v1``'s initials are in), words ending in a period, single quotes used as quotation
-marks, words with letters outside Latin-1, line breaks inside a paragraph, and more spaces than one (two in
-``collie-v1``).
+marks in ``default``, words with letters outside Latin-1, line breaks inside a paragraph, and more spaces than
+one (two in ``collie-v1``) between words. The text's first word may be lowercase (no splitter decides anything
+before it), and the text's edges may hold a space or two (``_compile``).
 """
 
 from __future__ import annotations
@@ -102,6 +106,13 @@ class Lexicon:
         initial: the one-letter words that may stand with a period inside a sentence before a capitalised word
             (``Richard D. James``); None: no initials.
         signs: tokens that make no word and stand right before a number (``$5``).
+        quote: a single quotation mark that may open a chunk's first word in place of the openers and makes no
+            word (Treebank splits it off: ``'The`` is ``'`` + ``The``), unless the word's first run is a clitic
+            (``'s``), which is left out; None: no such mark. Not among the openers: two in a row (``''``) are a
+            word of their own.
+        whole_text: in a text that is one sentence and whose constraint counts no sentences, a word may end in a
+            period inside it (``To Mr. Hector``) and its last word may be any word: the profile's words are the
+            same wherever its sentence splitter breaks (Treebank drops the period either way: ``Mr``).
     """
 
     profile: str
@@ -122,6 +133,8 @@ class Lexicon:
     first_word: str = rx(f"[{UPPER}].*")
     initial: str | None = None
     signs: tuple[Token, ...] = ()
+    quote: str | None = None
+    whole_text: bool = False
 
     @property
     def fixed_values(self) -> frozenset[str]:
@@ -181,8 +194,9 @@ COLLIE_V1 = Lexicon(
     word=_COLLIE_WORD,
     # no "$": Treebank reads a '"' after it as a closing quote
     openers=(Token('"', "``"), Token("“", "“"), Token("‘", "‘"), Token("("), Token("[")),
+    # " ,": a comma after a space (where an editor removed what stood between: "According to police , four")
     closers=(Token(","), Token(";"), Token(":"), Token(")"), Token("]"), Token("%"), Token('"', "''"),
-             Token("”", "”"), Token("’", "’")),
+             Token("”", "”"), Token("’", "’"), Token(" ,")),
     # a dash between two words, maybe after a comma, semicolon or colon (``compact,--in``: Treebank pads both)
     glue=tuple(Token(p + d, d) for d in ("—", "–", "--") for p in ("", ",", ";", ":")),
     suffixes=(
@@ -190,15 +204,18 @@ COLLIE_V1 = Lexicon(
         # Treebank splits "cannot" in two: can + not
         Suffix(((Token("not", "not"), Token("NOT", "NOT")),), stem=_ascii_either_case("can")),
         Suffix(((Token("n't", "n't"), Token("N'T", "N'T")),), stem=_ascii_either_case(_AUXILIARIES)),
-        # the plural possessive: Treebank splits the apostrophe off and it makes no word (the Owens' house)
-        Suffix(((Token("'"),),), stem=rx(".*[a-z][sS]")),
+        # an apostrophe closing a word: Treebank splits it off and it makes no word (the Owens' house, 'The End',)
+        Suffix(((Token("'"),),)),
         # the curly apostrophe is a word of its own, and so is what follows it: it ’ s, couldn ’ t
         Suffix(((Token("’", "’"),), tuple(Token(c, c) for c in _CURLY_ENDINGS))),
         Suffix(((Token("’", "’"),), (Token("t", "t"),)), stem=_ascii_either_case(
             "|".join(f"{w}n" for w in _AUXILIARIES.split("|") if w not in ("ca", "wo", "ai", "sha")) + "|can|won")),
     ),
-    alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&")),
-    after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")")),
+    # "()": emptied brackets, as in Wikipedia texts stripped of their foreign names ("Pringle Bay () is")
+    alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&"), Token("()")),
+    # " .": a final period after a space (a number removed before it: "reached about .")
+    ends=(Token("."), Token("!"), Token("?"), Token(" .")),
+    after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")"), Token("'")),
     # one or two spaces between words (Treebank and Punkt read both alike; not a no-break space: Treebank reads a
     # '"' after one as a closing quote)
     space=rx("  ?"),
@@ -208,6 +225,9 @@ COLLIE_V1 = Lexicon(
     initial=rx(f"[{UPPER}]"),
     # Treebank pads "$" off; before a digit nothing can follow it that it would read as a closing quote
     signs=(Token("$"),),
+    # single-quoted titles and speech: 'The End', is the words The and End
+    quote="'",
+    whole_text=True,
 )
 
 # A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).

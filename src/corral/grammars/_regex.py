@@ -14,11 +14,14 @@ import re
 
 ANY = "/.*/"
 WORD = "/[A-Za-z][a-z]*/"
-# One space between sentences, or two (as typed after a period); a paragraph may start with one space. The
-# profiles strip units, so neither changes a sentence's or paragraph's value.
-SENTENCE_SEPARATOR = "/  ?/"
-PARAGRAPH_SEPARATOR = "/\\n\\n ?/"
-TEXT_START = '" "?'
+# One to three spaces between sentences (two as typed after a period; three where an editor left one more); a
+# paragraph may end with a space and start with one or two, and so may the text; the text may end with a space.
+# The profiles strip units and split words and sentences at any run of spaces, so none of these changes a word,
+# a sentence or a paragraph (a character count sees them: the text's edges are left bare when one is asked).
+SENTENCE_SEPARATOR = "/ {1,3}/"
+PARAGRAPH_SEPARATOR = "/ ?\\n\\n {0,2}/"
+TEXT_START = "/ {1,2}/?"
+TEXT_END = '" "?'
 
 # Words a sentence must not end on: syntok's abbreviations and months, Roman numerals (the default profile's
 # splitter would not break after them), lowercased; single letters are excluded by the two-letter rule

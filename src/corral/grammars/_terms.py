@@ -94,27 +94,32 @@ class _Terms:
         self.limits = limits
         self.terminals = Terminals()
         self.lexicon = lexicon(profile.name, bounded_runs)
-        self._words: dict[bool, Words] = {}
+        self._words: dict[tuple[bool, bool, bool], Words] = {}
         self.plain = False  # set while compiling a sentence part that reads the sentence's edges
+        self.opening = False  # set while compiling the text's first sentence (its first word may be lowercase)
+        self.whole = False  # set while compiling a text that is one sentence, counting no sentences
         self._tests: dict[Expr, WordTest] = {}
 
     def words(self, plain: bool | None = None) -> Words:
-        """The sentence expressions of the profile's lexicon (``plain``: the narrower edges, see ``Words``)."""
-        plain = self.plain if plain is None else plain
-        if plain not in self._words:
-            self._words[plain] = Words(self.lexicon, self.profile.no_final, self.terminals,
-                                       self.limits.sentence_words, plain)
-        return self._words[plain]
+        """The sentence expressions of the profile's lexicon (``plain``: the narrower edges; ``opening``: the
+        text's first sentence; see ``Words``)."""
+        key = (self.plain if plain is None else plain, self.opening, self.whole)
+        if key not in self._words:
+            self._words[key] = Words(self.lexicon, self.profile.no_final, self.terminals,
+                                     self.limits.sentence_words, *key)
+        return self._words[key]
 
-    def sentence(self, exprs: Iterable[Expr]) -> str:
-        """One sentence satisfying every part of ``exprs``, inside the shape (see ``_conjunction``)."""
-        self.plain = False
+    def sentence(self, exprs: Iterable[Expr], opening: bool = False, whole: bool = False) -> str:
+        """One sentence satisfying every part of ``exprs``, inside the shape (see ``_conjunction``);
+        ``opening``: the text's first sentence, whose first word may be lowercase; ``whole``: the whole text,
+        whose constraint counts no sentences (see ``Words``)."""
+        self.plain, self.opening, self.whole = False, opening, whole
         try:
             found = self._conjunction(exprs)
         except _Unsupported as exc:
             self.failures.append((str(exc.expr), exc.reason))
             found = R.ANY
-        self.plain = False
+        self.plain = self.opening = self.whole = False
         return found
 
     def _gather(self, need: Need, expr: Expr) -> Need | None:
@@ -512,3 +517,13 @@ def _holds_when_missing(expr: Expr) -> bool:
     if isinstance(expr, Or):
         return any(_holds_when_missing(p) for p in expr.parts)
     return False
+
+
+def counts_sentences(expr: object) -> bool:
+    """Whether a constraint counts, selects or quantifies over sentences (a count *per* sentence of a text that is
+    one sentence counts the whole text, and does not)."""
+    if getattr(expr, "level", None) is Level.SENTENCE:
+        return True
+    parts = getattr(expr, "parts", None)
+    children = [*(parts or ()), *(getattr(expr, name, None) for name in ("part", "of", "body"))]
+    return any(counts_sentences(child) for child in children if child is not None)

@@ -18,7 +18,10 @@ from functools import cached_property
 from itertools import combinations
 
 from . import _regex as R
-from ._lexicon import UPPER, Lexicon, Token
+from ._lexicon import ALNUM, UPPER, Lexicon, Token
+
+# What Treebank leaves on a single quotation mark before it: a clitic that is the whole run ('s, 're, 'T-shirt)
+_CLITICS = "|".join("".join(f"[{c}{c.upper()}]" for c in w) for w in ("re", "ve", "ll", "m", "t", "s", "d", "n"))
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,12 @@ class Terminals:
 @dataclass(frozen=True)
 class _Word:
     """A word token; ``variant``: "" any, "first" (a sentence's first word), "last" (its last word), "nodot";
-    ``stem``: an expression it must also match (the words a suffix may follow)."""
+    ``stem``: an expression it must also match (the words a suffix may follow); ``quoted``: written right after the
+    lexicon's single quotation mark, which makes no word."""
 
     variant: str = ""
     stem: str | None = None
+    quoted: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,9 +133,8 @@ class _Part:
             return item.regex
         if isinstance(item, _Word):
             word = self.words.word(item.variant, item.stem)
-            if test is None:
-                return word
-            return R.both(word, test.regex if passing else R.neg(test.regex))
+            found = word if test is None else R.both(word, test.regex if passing else R.neg(test.regex))
+            return self.words.quoted(found) if item.quoted else found
         if test is None:
             return _lits(item.tokens)
         return _lits(tuple(t for t in item.tokens if (t.value in test.values) == passing))
@@ -220,11 +224,16 @@ class _Chunk:
 # ------------------------------------------------------------------------------------------- sentences
 class Words:
     """The sentence expressions of one lexicon (``plain``: no openers before the first word and a bare final
-    period, for parts that read the sentence's edges, such as ``startswith``)."""
+    period, for parts that read the sentence's edges, such as ``startswith``; ``opening``: the text's first
+    sentence, whose first word need not be capitalised: no splitter decides a boundary before it; ``whole``: the
+    sentence is the whole text and the constraint counts no sentences, so where the lexicon allows
+    (``Lexicon.whole_text``) a word may end in a period inside it and its last word may be any word)."""
 
     def __init__(self, lex: Lexicon, no_final: tuple[str, ...], terminals: Terminals, max_chunks: int,
-                 plain: bool = False) -> None:
+                 plain: bool = False, opening: bool = False, whole: bool = False) -> None:
         self.lex = lex
+        self.opening = opening
+        self.whole = whole and lex.whole_text
         self.no_final = no_final
         self.terminals = terminals
         self.max_chunks = max_chunks
@@ -234,6 +243,9 @@ class Words:
         self._memo: dict[tuple, str] = {}
         opening: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
         closing = _bracketed(lex.closers, lex.max_closers)
+        if self.whole:  # "To Mr. Hector": Punkt breaks there, the words stay the same ("Co.," is left out: with
+            # no break, Treebank keeps "a's." whole)
+            closing.append((_Text(R.lit(".")),))
         if plain:
             final = [(_Text(R.lit(".")),)]
         else:
@@ -241,8 +253,9 @@ class Words:
             ends = _Text(_lits(lex.ends))
             final = [(*c, ends, *a) for c in closing for a in after]
 
-        def body(lead: str, last: bool, most_glue: int = lex.max_glue) -> _Part:
-            """A chunk's body; ``lead``: the variant of its first word ("first", "cap" or "")."""
+        def body(lead: str, last: bool, most_glue: int = lex.max_glue, quoted: bool = False) -> _Part:
+            """A chunk's body; ``lead``: the variant of its first word ("first", "cap" or ""); ``quoted``: that
+            word follows the lexicon's single quotation mark."""
             templates: list[_Template] = []
             glue_words, glue_other = _words_of(lex.glue), _not_words(lex.glue)
             glues: list[_Item] = ([_Tokens(glue_words)] if glue_words else []) + \
@@ -254,7 +267,7 @@ class Words:
                         # no period in any word of the last chunk: syntok does not end "Aa.a—bb." there
                         variant = (lead if k == 0 else "") + \
                             ("last" if last and k == g else "nodot" if last else "")
-                        items.append(_Word(variant))
+                        items.append(_Word(variant, quoted=quoted and k == 0))
                         if k < g:
                             items.append(joints[k])
                     templates.append(tuple(items))
@@ -264,8 +277,8 @@ class Words:
                         # a group of tokens that make no word is text, not a word slot (the ' of "the Owens' house")
                         ending = tuple(_Tokens(group) if _words_of(group) else _Text(_lits(group))
                                        for group in suffix.parts)
-                        templates.append((*items[:-1], _Word(stem.variant, suffix.stem), *ending))
-            if lex.signs:  # a sign before a number ($5): the body's first word then starts with a digit
+                        templates.append((*items[:-1], _Word(stem.variant, suffix.stem, stem.quoted), *ending))
+            if lex.signs and not quoted:  # a sign before a number ($5): the body's first word then starts with a digit
                 sign = _Text(_lits(lex.signs))
                 templates += [(sign, _Word(t[0].variant, R.rx("[0-9].*")), *t[1:]) for t in list(templates)
                               if isinstance(t[0], _Word) and t[0].stem is None]
@@ -281,6 +294,9 @@ class Words:
         def shapes(lead: str, last: bool, before: list[_Part]) -> list[list[_Part]]:
             ending = _Part(self, final if last else closing)
             found = [[*before, body(lead, last), ending]]
+            if lex.quote is not None and not plain:
+                # a single-quoted word takes the openers' place (after the lone token, if any)
+                found.append([*before[:-1], body(lead, last, quoted=True), ending])
             if lex.initial is not None:
                 # a bare final mark: Punkt breaks after the initial when the next word's run goes on past the mark
                 # ("A. Ab.)" is two sentences)
@@ -310,14 +326,14 @@ class Words:
         key = ("word", variant, stem)
         if key not in self._memo:
             parts = [self.lex.word, *([stem] if stem else [])]
-            if "first" in variant:
+            if "first" in variant and not self.opening:
                 parts.append(self.lex.first_word)
             if "cap" in variant:
                 parts.append(R.rx(f"[{UPPER}].*"))
             if "nodot" in variant:
                 parts.append(R.neg(R.rx(r".*\..*")))
             if "last" in variant:
-                parts += [self.lex.last_word, R.neg(R.rx(r".*\..*"))]
+                parts += [R.neg(R.rx(r".*\..*"))] if self.whole else [self.lex.last_word, R.neg(R.rx(r".*\..*"))]
                 if self.no_final:
                     parts.append(R.neg(R.rx(f"(?i:{'|'.join(sorted(self.no_final))})")))
             self._memo[key] = self.terminals.name(R.both(*parts))
@@ -325,6 +341,14 @@ class Words:
 
     def test(self, regex: str, values: frozenset[str], equals: str | None = None) -> WordTest:
         return WordTest(regex, values & self.all_values, equals)
+
+    def quoted(self, word: str) -> str:
+        """``word`` (an expression of word tokens) after the lexicon's single quotation mark, which the profile
+        splits off before a letter or digit, unless the word's first run is a clitic (``'s``, ``'T-shirt``: those
+        stay whole), and keeps before a sign (``'£5``)."""
+        assert self.lex.quote is not None
+        clitic = R.rx(f"({_CLITICS})([^{ALNUM}].*)?")
+        return R.seq(R.lit(self.lex.quote), R.both(word, R.rx(f"[{ALNUM}].*"), R.neg(clitic)))
 
     def walk(self, need: Need) -> str:
         """Sentences whose words meet ``need``, as one walk over the chunks (no intersection)."""
@@ -520,7 +544,8 @@ class _Walk:
             if not _compatible(self.tests, passing):
                 continue
             parts = [t.regex if p else R.neg(t.regex) for t, p in zip(self.tests, passing, strict=True)]
-            out.append((self.words.terminals.name(R.both(*base, *parts)), passing))
+            text = R.both(*base, *parts)
+            out.append((self.words.terminals.name(self.words.quoted(text) if item.quoted else text), passing))
         return out
 
     def _part(self, part: _Part, start: int, last: bool) -> dict[tuple[int, tuple[int, ...]], str]:
