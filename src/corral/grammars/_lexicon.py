@@ -54,7 +54,7 @@ from ._regex import rx
 ALNUM = "A-Za-z0-9À-ÖØ-Þà-öø-ÿ"
 _A = f"[{ALNUM}]"
 UPPER = "A-ZÀ-ÖØ-Þ"
-MAX_JOINS = 2
+MAX_JOINS = 3
 # The longest run of letters or digits in one word (English words rarely pass 20): without a bound, a model that
 # has used up a sentence's words under a mask runs one word on forever ("thehumanspiritualitythatis...").
 MAX_RUN = 24
@@ -110,6 +110,8 @@ class Lexicon:
             word (Treebank splits it off: ``'The`` is ``'`` + ``The``), unless the word's first run is a clitic
             (``'s``), which is left out; None: no such mark. Not among the openers: two in a row (``''``) are a
             word of their own.
+        dotted_last: the last chunk's words may hold a period (``3.5.``, ``0.14%).``): the splitter ends the
+            sentence there all the same (Punkt does; syntok does not end ``Aa.a—bb.``).
         whole_text: in a text that is one sentence and whose constraint counts no sentences, a word may end in a
             period inside it (``To Mr. Hector``) and its last word may be any word: the profile's words are the
             same wherever its sentence splitter breaks (Treebank drops the period either way: ``Mr``).
@@ -134,6 +136,7 @@ class Lexicon:
     initial: str | None = None
     signs: tuple[Token, ...] = ()
     quote: str | None = None
+    dotted_last: bool = False
     whole_text: bool = False
 
     @property
@@ -194,11 +197,14 @@ COLLIE_V1 = Lexicon(
     word=_COLLIE_WORD,
     # no "$": Treebank reads a '"' after it as a closing quote
     openers=(Token('"', "``"), Token("“", "“"), Token("‘", "‘"), Token("("), Token("[")),
-    # " ,": a comma after a space (where an editor removed what stood between: "According to police , four")
+    # " ,": a comma after a space (where an editor removed what stood between: "According to police , four");
+    # ",'": a single quotation mark closing after a comma ('No,' he said); never "'" alone: two in a row are a word
     closers=(Token(","), Token(";"), Token(":"), Token(")"), Token("]"), Token("%"), Token('"', "''"),
-             Token("”", "”"), Token("’", "’"), Token(" ,")),
+             Token("”", "”"), Token("’", "’"), Token(" ,"), Token(",'"), Token(";'")),
     # a dash between two words, maybe after a comma, semicolon or colon (``compact,--in``: Treebank pads both)
-    glue=tuple(Token(p + d, d) for d in ("—", "–", "--") for p in ("", ",", ";", ":")),
+    # "&" (Q&A) and a no-break space (30\xa0mm) join two words and make none (Treebank pads "&" and splits at
+    # any space); a no-break space only inside a body, never before a quote (Treebank reads '"' after it as closing)
+    glue=(*(Token(p + d, d) for d in ("—", "–", "--") for p in ("", ",", ";", ":")), Token("&"), Token("\xa0")),
     suffixes=(
         Suffix((tuple(Token(c, c) for c in _APOSTROPHE_ENDINGS),)),
         # Treebank splits "cannot" in two: can + not
@@ -212,7 +218,7 @@ COLLIE_V1 = Lexicon(
             "|".join(f"{w}n" for w in _AUXILIARIES.split("|") if w not in ("ca", "wo", "ai", "sha")) + "|can|won")),
     ),
     # "()": emptied brackets, as in Wikipedia texts stripped of their foreign names ("Pringle Bay () is")
-    alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&"), Token("()")),
+    alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&"), Token("()"), Token("/")),
     # " .": a final period after a space (a number removed before it: "reached about .")
     ends=(Token("."), Token("!"), Token("?"), Token(" .")),
     after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")"), Token("'")),
@@ -227,6 +233,10 @@ COLLIE_V1 = Lexicon(
     signs=(Token("$"),),
     # single-quoted titles and speech: 'The End', is the words The and End
     quote="'",
+    # Punkt breaks after any final mark but one after a lone letter (an initial: "World War I. The" is one
+    # sentence), whatever the word holds ("12-5.", "3.5.", "$147.02.")
+    last_word=rx(".{2,}|[0-9]"),
+    dotted_last=True,
     whole_text=True,
 )
 

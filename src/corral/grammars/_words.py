@@ -295,8 +295,8 @@ class Words:
             ending = _Part(self, final if last else closing)
             found = [[*before, body(lead, last), ending]]
             if lex.quote is not None and not plain:
-                # a single-quoted word takes the openers' place (after the lone token, if any)
-                found.append([*before[:-1], body(lead, last, quoted=True), ending])
+                # a single-quoted word, after the openers if any ("'Till)
+                found.append([*before, body(lead, last, quoted=True), ending])
             if lex.initial is not None:
                 # a bare final mark: Punkt breaks after the initial when the next word's run goes on past the mark
                 # ("A. Ab.)" is two sentences)
@@ -330,10 +330,11 @@ class Words:
                 parts.append(self.lex.first_word)
             if "cap" in variant:
                 parts.append(R.rx(f"[{UPPER}].*"))
-            if "nodot" in variant:
+            if "nodot" in variant and not self.lex.dotted_last:
                 parts.append(R.neg(R.rx(r".*\..*")))
             if "last" in variant:
-                parts += [R.neg(R.rx(r".*\..*"))] if self.whole else [self.lex.last_word, R.neg(R.rx(r".*\..*"))]
+                parts += [] if self.whole else [self.lex.last_word]
+                parts += [] if self.lex.dotted_last else [R.neg(R.rx(r".*\..*"))]
                 if self.no_final:
                     parts.append(R.neg(R.rx(f"(?i:{'|'.join(sorted(self.no_final))})")))
             self._memo[key] = self.terminals.name(R.both(*parts))
