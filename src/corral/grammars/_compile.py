@@ -184,28 +184,31 @@ class _Structure:
         return [_Plan(counts=counts, at=((root.index, (rebased,)),))]
 
     # emission ------------------------------------------------------------------------------------
-    def rule(self, exprs: Iterable[Expr], scope: Level) -> str:
-        """The name of a rule (or terminal) producing one ``scope`` unit satisfying all ``exprs``."""
+    def rule(self, exprs: Iterable[Expr], scope: Level, opening: bool = False, closing: bool = False) -> str:
+        """The name of a rule (or terminal) producing one ``scope`` unit satisfying all ``exprs``; ``opening``
+        and ``closing``: the unit begins or ends the text (its first sentence may start in lowercase, its last may
+        end as only a text's may; ``Words``)."""
         exprs = tuple(exprs)
-        key = (scope, exprs)
+        key = (scope, exprs, opening, closing)
         if key in self._names:
             return self._names[key]
         if scope is Level.SENTENCE:
             name = f"S{len(self._names)}"
             self._names[key] = name
-            self.rules[name] = self._sentence(exprs)
+            self.rules[name] = self._sentence(exprs, opening, closing)
             return name
         name = f"p{len(self._names)}"
         self._names[key] = name
         body = exprs[0] if len(exprs) == 1 else And(exprs) if exprs else None
         plans = [_Plan()] if body is None else self.plans(body, scope)
-        sequences = [seq for seq in (self._sequence(plan, scope) for plan in plans) if seq != R.NOTHING]
+        sequences = [seq for seq in (self._sequence(plan, scope, opening, closing) for plan in plans)
+                     if seq != R.NOTHING]
         if not sequences:  # contradictory parts: a rule that matches nothing (a terminal, as llguidance needs)
             self.rules["NOTHING"] = R.NOTHING
         self.rules[name] = " | ".join(sequences) or "NOTHING"
         return name
 
-    def _sentence(self, exprs: tuple[Expr, ...]) -> str:
+    def _sentence(self, exprs: tuple[Expr, ...], opening: bool, closing: bool) -> str:
         fixed = [e for e in exprs if isinstance(e, Match) and _is_text(e.of) and e.rel is Rel.EQ]
         if fixed:
             text = fixed[0].value.strip()
@@ -218,9 +221,26 @@ class _Structure:
             elif rest and not check(Constraint(_and(rest), Level.SENTENCE, profile), emitted).passed:
                 self.terms.failures.append((str(fixed[0]), "the fixed sentence cannot meet the other parts"))
             return R.lit(emitted)
-        return self.terms.sentence(exprs)
+        return self.terms.sentence(exprs, opening=opening, closing=closing)
 
-    def _sequence(self, plan: _Plan, scope: Level) -> str:
+    def _run(self, every: tuple[Expr, ...], child: Level, lo: int, hi: int | None, opening: bool,
+             closing: bool) -> list[str]:
+        """Alternatives for ``lo`` to ``hi`` (None: no bound) children satisfying ``every``, the first of them
+        ``opening`` and the last ``closing``."""
+        sep = R.SENTENCE_SEPARATOR if child is Level.SENTENCE else R.PARAGRAPH_SEPARATOR
+        default = self.rule(every, child)
+        top = "" if hi is None else hi - 1
+        if not (opening or closing):
+            return [default + (f" ({sep} {default}){{{lo - 1},{top}}}" if hi is None or hi > 1 else "")]
+        out = [self.rule(every, child, opening, closing)] if lo <= 1 else []
+        if hi is None or hi >= 2:
+            first, last = self.rule(every, child, opening, False), self.rule(every, child, False, closing)
+            middle = f" ({sep} {default}){{{max(lo - 2, 0)},{'' if hi is None else hi - 2}}}" \
+                if hi is None or hi > 2 else ""
+            out.append(f"{first}{middle} {sep} {last}")
+        return out
+
+    def _sequence(self, plan: _Plan, scope: Level, opening: bool = False, closing: bool = False) -> str:
         child = _BELOW[scope]
         sep = R.SENTENCE_SEPARATOR if child is Level.SENTENCE else R.PARAGRAPH_SEPARATOR
         at = dict(plan.at)
@@ -230,25 +250,26 @@ class _Structure:
         bound = limits.paragraph_sentences if child is Level.SENTENCE else limits.passage_paragraphs
         counts = (plan.counts & _Counts.where(Rel.LE, bound)).widen(first + last + 1)
         allowed = sorted(n for n in counts.small if n >= 1)
-        default = self.rule(plan.every, child)
         alternatives = []
         if not at:
             for lo, hi in _runs(allowed):
-                more = f" ({sep} {default}){{{lo - 1},{hi - 1}}}" if hi > 1 else ""
-                alternatives.append(default + more)
+                alternatives += self._run(plan.every, child, lo, hi, opening, closing)
             if counts.tail:
-                alternatives.append(f"{default} ({sep} {default}){{{counts.cap - 1},}}")
+                alternatives += self._run(plan.every, child, counts.cap, None, opening, closing)
         else:
             for n in allowed:
-                names = [self.rule(plan.every + at.get(p, ()) + at.get(p - n - 1, ()), child) for p in range(1, n + 1)]
+                names = [self.rule(plan.every + at.get(p, ()) + at.get(p - n - 1, ()), child,
+                                   opening and p == 1, closing and p == n) for p in range(1, n + 1)]
                 alternatives.append(f" {sep} ".join(names))
             if counts.tail:
-                head = [self.rule(plan.every + at.get(p, ()), child) for p in range(1, first + 1)]
-                tail = [self.rule(plan.every + at.get(-p, ()), child) for p in range(last, 0, -1)]
-                loop = f"({sep} {default}){{{counts.cap - first - last},}}" if first else \
-                    f"{default} ({sep} {default}){{{counts.cap - last - 1},}}"
-                parts = [f" {sep} ".join(head)] if head else []
-                parts.append(loop)
+                head = [self.rule(plan.every + at.get(p, ()), child, opening and p == 1) for p in range(1, first + 1)]
+                tail = [self.rule(plan.every + at.get(-p, ()), child, False, closing and p == 1)
+                        for p in range(last, 0, -1)]
+                # the children between: at least this many, the first opening the text if no head does
+                loop = self._run(plan.every, child, counts.cap - first - last if head else counts.cap - last, None,
+                                 opening and not head, closing and not tail)
+                parts = [f" {sep} ".join(head), sep] if head else []
+                parts.append("(" + " | ".join(loop) + ")")
                 if tail:
                     parts.append(f"{sep} " + f" {sep} ".join(tail))
                 alternatives.append(" ".join(parts))
@@ -361,13 +382,14 @@ def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
         return _Compiled(f"start: TEXT\nTEXT: {text}\n", terms.failures)
     if level is Level.SENTENCE:
         # the text's first word may be lowercase (no splitter decides anything before it)
-        text = terms.sentence((constraint.body,), opening=True, whole=not counts_sentences(constraint.body))
+        text = terms.sentence((constraint.body,), opening=True, closing=True,
+                              whole=not counts_sentences(constraint.body))
         if not counts_chars:
             text = R.seq(R.rx(" {0,2}"), text, R.rx(" ?"))
         return _Compiled(f"start: TEXT\nTEXT: {text}\n{terms.terminals.lark()}", terms.failures)
     structure = _Structure(terms)
     try:
-        top = structure.rule((constraint.body,), level)
+        top = structure.rule((constraint.body,), level, opening=True, closing=True)
     except _Unsupported as exc:
         terms.failures.append((str(exc.expr), exc.reason))
         return _Compiled("", terms.failures)

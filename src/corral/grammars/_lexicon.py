@@ -106,12 +106,14 @@ class Lexicon:
         initial: the one-letter words that may stand with a period inside a sentence before a capitalised word
             (``Richard D. James``); None: no initials.
         signs: tokens that make no word and stand right before a number (``$5``).
-        quote: a single quotation mark that may open a chunk's first word in place of the openers and makes no
+        quote: a single quotation mark that may open a chunk's first word (after its openers) and makes no
             word (Treebank splits it off: ``'The`` is ``'`` + ``The``), unless the word's first run is a clitic
             (``'s``), which is left out; None: no such mark. Not among the openers: two in a row (``''``) are a
             word of their own.
         dotted_last: the last chunk's words may hold a period (``3.5.``, ``0.14%).``): the splitter ends the
             sentence there all the same (Punkt does; syntok does not end ``Aa.a—bb.``).
+        text_ends: marks that may end the text's last sentence besides ``ends`` (``whispering:``), where
+            ``whole_text`` holds: no splitter decides anything after the text.
         whole_text: in a text that is one sentence and whose constraint counts no sentences, a word may end in a
             period inside it (``To Mr. Hector``) and its last word may be any word: the profile's words are the
             same wherever its sentence splitter breaks (Treebank drops the period either way: ``Mr``).
@@ -137,6 +139,7 @@ class Lexicon:
     signs: tuple[Token, ...] = ()
     quote: str | None = None
     dotted_last: bool = False
+    text_ends: tuple[Token, ...] = ()
     whole_text: bool = False
 
     @property
@@ -237,6 +240,7 @@ COLLIE_V1 = Lexicon(
     # sentence), whatever the word holds ("12-5.", "3.5.", "$147.02.")
     last_word=rx(".{2,}|[0-9]"),
     dotted_last=True,
+    text_ends=(Token(":"),),
     whole_text=True,
 )
 

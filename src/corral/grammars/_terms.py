@@ -94,32 +94,34 @@ class _Terms:
         self.limits = limits
         self.terminals = Terminals()
         self.lexicon = lexicon(profile.name, bounded_runs)
-        self._words: dict[tuple[bool, bool, bool], Words] = {}
+        self._words: dict[tuple[bool, bool, bool, bool], Words] = {}
         self.plain = False  # set while compiling a sentence part that reads the sentence's edges
         self.opening = False  # set while compiling the text's first sentence (its first word may be lowercase)
+        self.closing = False  # set while compiling the text's last sentence
         self.whole = False  # set while compiling a text that is one sentence, counting no sentences
         self._tests: dict[Expr, WordTest] = {}
 
     def words(self, plain: bool | None = None) -> Words:
         """The sentence expressions of the profile's lexicon (``plain``: the narrower edges; ``opening``: the
         text's first sentence; see ``Words``)."""
-        key = (self.plain if plain is None else plain, self.opening, self.whole)
+        key = (self.plain if plain is None else plain, self.opening, self.closing, self.whole)
         if key not in self._words:
             self._words[key] = Words(self.lexicon, self.profile.no_final, self.terminals,
                                      self.limits.sentence_words, *key)
         return self._words[key]
 
-    def sentence(self, exprs: Iterable[Expr], opening: bool = False, whole: bool = False) -> str:
+    def sentence(self, exprs: Iterable[Expr], opening: bool = False, closing: bool = False,
+                 whole: bool = False) -> str:
         """One sentence satisfying every part of ``exprs``, inside the shape (see ``_conjunction``);
-        ``opening``: the text's first sentence, whose first word may be lowercase; ``whole``: the whole text,
-        whose constraint counts no sentences (see ``Words``)."""
-        self.plain, self.opening, self.whole = False, opening, whole
+        ``opening``, ``closing``: the text's first or last sentence; ``whole``: the whole text, whose constraint
+        counts no sentences (see ``Words``)."""
+        self.plain, self.opening, self.closing, self.whole = False, opening, closing, whole
         try:
             found = self._conjunction(exprs)
         except _Unsupported as exc:
             self.failures.append((str(exc.expr), exc.reason))
             found = R.ANY
-        self.plain = self.opening = self.whole = False
+        self.plain = self.opening = self.closing = self.whole = False
         return found
 
     def _gather(self, need: Need, expr: Expr) -> Need | None:

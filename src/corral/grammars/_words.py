@@ -225,14 +225,17 @@ class _Chunk:
 class Words:
     """The sentence expressions of one lexicon (``plain``: no openers before the first word and a bare final
     period, for parts that read the sentence's edges, such as ``startswith``; ``opening``: the text's first
-    sentence, whose first word need not be capitalised: no splitter decides a boundary before it; ``whole``: the
+    sentence, whose first word need not be capitalised: no splitter decides a boundary before it; ``closing``: the
+    text's last sentence, which may end in one of the lexicon's ``text_ends`` and whose last word may be any word,
+    where the lexicon allows (``Lexicon.whole_text``): no splitter decides a boundary after it; ``whole``: the
     sentence is the whole text and the constraint counts no sentences, so where the lexicon allows
     (``Lexicon.whole_text``) a word may end in a period inside it and its last word may be any word)."""
 
     def __init__(self, lex: Lexicon, no_final: tuple[str, ...], terminals: Terminals, max_chunks: int,
-                 plain: bool = False, opening: bool = False, whole: bool = False) -> None:
+                 plain: bool = False, opening: bool = False, closing: bool = False, whole: bool = False) -> None:
         self.lex = lex
         self.opening = opening
+        self.closing = (closing or whole) and lex.whole_text
         self.whole = whole and lex.whole_text
         self.no_final = no_final
         self.terminals = terminals
@@ -246,11 +249,11 @@ class Words:
         if self.whole:  # "To Mr. Hector": Punkt breaks there, the words stay the same ("Co.," is left out: with
             # no break, Treebank keeps "a's." whole)
             closing.append((_Text(R.lit(".")),))
+        ends = _Text(_lits(lex.ends + (lex.text_ends if self.closing else ())))
         if plain:
             final = [(_Text(R.lit(".")),)]
         else:
             after = _bracketed(lex.after_end, lex.max_after, free=1)  # syntok reads '."" Next' as one sentence
-            ends = _Text(_lits(lex.ends))
             final = [(*c, ends, *a) for c in closing for a in after]
 
         def body(lead: str, last: bool, most_glue: int = lex.max_glue, quoted: bool = False) -> _Part:
@@ -300,7 +303,7 @@ class Words:
             if lex.initial is not None:
                 # a bare final mark: Punkt breaks after the initial when the next word's run goes on past the mark
                 # ("A. Ab.)" is two sentences)
-                bare = _Part(self, [(_Text(R.lit(".") if plain else _lits(lex.ends)),)]) if last else ending
+                bare = _Part(self, [(_Text(R.lit(".")) if plain else ends,)]) if last else ending
                 found.append([initials(lead, lex.initial), body("cap", last, most_glue=0), bare])
             return found
 
@@ -333,7 +336,7 @@ class Words:
             if "nodot" in variant and not self.lex.dotted_last:
                 parts.append(R.neg(R.rx(r".*\..*")))
             if "last" in variant:
-                parts += [] if self.whole else [self.lex.last_word]
+                parts += [] if self.closing else [self.lex.last_word]
                 parts += [] if self.lex.dotted_last else [R.neg(R.rx(r".*\..*"))]
                 if self.no_final:
                     parts.append(R.neg(R.rx(f"(?i:{'|'.join(sorted(self.no_final))})")))
