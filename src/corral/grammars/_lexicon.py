@@ -26,16 +26,21 @@ this model and compares the profile's words and sentences with the model's):
   follow a comma, semicolon or colon (``compact,--in``); one or two spaces separate words; a sentence may start
   with a digit (Punkt breaks after a period whatever follows). A single quotation mark may open a chunk's first
   word and close any word (``'The End',``: Treebank splits both off, and neither is a word), and may follow the
-  final mark; emptied brackets ``()`` stand alone, and a comma or the final period may follow a space (Wikipedia
-  texts stripped of a number or a name: ``about .``, ``police , four``).
+  final mark; emptied brackets ``()`` and ``/`` stand alone, and a comma or the final period may follow a space
+  (Wikipedia texts stripped of a number or a name: ``about .``, ``police , four``); ``&`` and a no-break space
+  join two words and make none (``Q&A``, ``30\xa0mm``); the last chunk's words may hold a period (``3.5.``), and
+  the last word is anything but a lone letter (an initial, after which Punkt does not break). At the text's edges
+  (``whole_text``, ``text_ends``): the text's last sentence may end in ``:`` or a lone letter, and a text that
+  is one sentence may hold ``Mr.`` inside.
 * ``default`` (its own word rules, syntok sentences): quotes and dashes are never words; a contraction is one
   word (``don't``, ``it’s``); ``A/B`` is two words. Brackets are left out (syntok ends a sentence before an
   unclosed one), and so are ``$5`` and ``50%`` (their signs are stripped when strings are compared, so the
   value would not be the text).
 
 Forms left out of the shape (the recall benchmark counts what they cost): sentences that start with a
-lowercase letter (or, in ``default``, a digit), ellipses, a period inside a sentence after a word (``Mr.``,
-``U.S.``; only ``collie-v1``'s initials are in), words ending in a period, single quotes used as quotation
+lowercase letter (or, in ``default``, a digit) but the text's first, ellipses, a period inside a sentence after a
+word (``Mr.``, ``U.S.``; only ``collie-v1``'s initials are in, and ``Mr.`` in a text that is one sentence), words
+ending in a period, single quotes used as quotation
 marks in ``default``, words with letters outside Latin-1, line breaks inside a paragraph, and more spaces than
 one (two in ``collie-v1``) between words. The text's first word may be lowercase (no splitter decides anything
 before it), and the text's edges may hold a space or two (``_compile``).

@@ -246,15 +246,15 @@ class Words:
         self._memo: dict[tuple, str] = {}
         opening: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
         closing = _bracketed(lex.closers, lex.max_closers)
-        if self.whole:  # "To Mr. Hector": Punkt breaks there, the words stay the same ("Co.," is left out: with
-            # no break, Treebank keeps "a's." whole)
-            closing.append((_Text(R.lit(".")),))
         ends = _Text(_lits(lex.ends + (lex.text_ends if self.closing else ())))
         if plain:
             final = [(_Text(R.lit(".")),)]
         else:
             after = _bracketed(lex.after_end, lex.max_after, free=1)  # syntok reads '."" Next' as one sentence
             final = [(*c, ends, *a) for c in closing for a in after]
+        if self.whole:  # "To Mr. Hector": Punkt breaks there, the words stay the same (inside the sentence only:
+            # "Aa.." is no final mark; "Co.," is left out: with no break there, Treebank keeps "a's." whole)
+            closing.append((_Text(R.lit(".")),))
 
         def body(lead: str, last: bool, most_glue: int = lex.max_glue, quoted: bool = False) -> _Part:
             """A chunk's body; ``lead``: the variant of its first word ("first", "cap" or ""); ``quoted``: that
