@@ -325,7 +325,7 @@ def _sentence_count(n: int) -> Grammar:
                               verify=False)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_the_text_edges_keep_the_sentence_count(data):
     """The text's first word may be lowercase and its last sentence may end in ':' (no splitter decides anything
