@@ -18,10 +18,7 @@ from functools import cached_property
 from itertools import combinations
 
 from . import _regex as R
-from ._lexicon import ALNUM, UPPER, Lexicon, Token
-
-# What Treebank leaves on a single quotation mark before it: a clitic that is the whole run ('s, 're, 'T-shirt)
-_CLITICS = "|".join("".join(f"[{c}{c.upper()}]" for c in w) for w in ("re", "ve", "ll", "m", "t", "s", "d", "n"))
+from ._lexicon import ALNUM, UPPER, Lexicon, Token, _ascii_either_case
 
 
 @dataclass(frozen=True)
@@ -244,17 +241,17 @@ class Words:
         self.space = lex.space
         self.all_values = lex.fixed_values
         self._memo: dict[tuple, str] = {}
-        opening: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
-        closing = _bracketed(lex.closers, lex.max_closers)
+        openers: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
+        closers = _bracketed(lex.closers, lex.max_closers)
         ends = _Text(_lits(lex.ends + (lex.text_ends if self.closing else ())))
         if plain:
             final = [(_Text(R.lit(".")),)]
         else:
             after = _bracketed(lex.after_end, lex.max_after, free=1)  # syntok reads '."" Next' as one sentence
-            final = [(*c, ends, *a) for c in closing for a in after]
+            final = [(*c, ends, *a) for c in closers for a in after]
         if self.whole:  # "To Mr. Hector": Punkt breaks there, the words stay the same (inside the sentence only:
             # "Aa.." is no final mark; "Co.," is left out: with no break there, Treebank keeps "a's." whole)
-            closing.append((_Text(R.lit(".")),))
+            closers.append((_Text(R.lit(".")),))
 
         def body(lead: str, last: bool, most_glue: int = lex.max_glue, quoted: bool = False) -> _Part:
             """A chunk's body; ``lead``: the variant of its first word ("first", "cap" or ""); ``quoted``: that
@@ -295,7 +292,7 @@ class Words:
             return _Part(self, [one, (*one, _Word("", initial), one[1])])
 
         def shapes(lead: str, last: bool, before: list[_Part]) -> list[list[_Part]]:
-            ending = _Part(self, final if last else closing)
+            ending = _Part(self, final if last else closers)
             found = [[*before, body(lead, last), ending]]
             if lex.quote is not None and not plain:
                 # a single-quoted word, after the openers if any ("'Till)
@@ -314,7 +311,7 @@ class Words:
             lone.append((_Tokens(_words_of(lex.alone)), _Text(self.space)))
         if _not_words(lex.alone):
             lone.append((_Text(R.seq(_lits(_not_words(lex.alone)), self.space)),))
-        first_openers = _Part(self, opening)
+        first_openers = _Part(self, openers)
         any_openers = _Part(self, _bracketed(lex.openers, lex.max_openers, free=1))
         self.first = _Chunk(self, shapes("first", False, [first_openers]))
         self.middle = _Chunk(self, shapes("", False, [_Part(self, lone), any_openers]))
@@ -351,7 +348,8 @@ class Words:
         splits off before a letter or digit, unless the word's first run is a clitic (``'s``, ``'T-shirt``: those
         stay whole), and keeps before a sign (``'£5``)."""
         assert self.lex.quote is not None
-        clitic = R.rx(f"({_CLITICS})([^{ALNUM}].*)?")
+        # what Treebank leaves on the mark: a clitic that is the whole run ('s, 're, 'T-shirt)
+        clitic = R.seq(_ascii_either_case("re|ve|ll|m|t|s|d|n"), R.rx(f"([^{ALNUM}].*)?"))
         return R.seq(R.lit(self.lex.quote), R.both(word, R.rx(f"[{ALNUM}].*"), R.neg(clitic)))
 
     def walk(self, need: Need) -> str:
