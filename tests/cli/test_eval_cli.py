@@ -62,7 +62,7 @@ def test_bad_out_and_mixed_configs(tmp_path, monkeypatch):
     line = _one_line_error(runner.invoke(app, [*args, "--out", str(tmp_path / "run"), "--temperature", "0.5"]))
     assert "another config" in line and "sampling" in line
 
-    listed = runner.invoke(app, ["runs", str(tmp_path)])
+    listed = runner.invoke(app, ["runs", str(tmp_path)], env={"COLUMNS": "200"})
     assert listed.exit_code == 0 and "collie" in listed.stdout
     unreadable = tmp_path / "broken"
     unreadable.mkdir()

@@ -183,10 +183,20 @@ def test_the_report_has_a_fluency_table_with_a_row_per_run(tmp_path: Path) -> No
         ["mybest mybest mybest", "the cat"]))
     lines = write_report([scored, reranked, unscored], tmp_path / "out").read_text().splitlines()
     table = lines[lines.index("## Fluency") + 4:]
-    assert table[0] == "| run | outputs | non-word % | triple-repeat % | distinct-2 | NLL/token |"
-    assert table[2] == "| scripted:s (free) | 2 | 0.0% | 0.0% | 0.500 | 3.000 |"
-    assert table[3] == "| scripted:s (constrained, rerank k=4) | 2 | 0.0% | 0.0% | 0.500 | 1.000 |"
-    assert table[4] == "| scripted:t (free) | 2 | 60.0% | 50.0% | 0.667 | — |"
+    assert table[0] == ("| run | outputs | non-word % | triple-repeat % | distinct-2 | NLL/token | "
+                        "mean NLL/token per output |")
+    assert table[2] == "| scripted:s (free) | 2 | 0.0% | 0.0% | 0.500 | 3.000 | 3.000 |"
+    assert table[3] == "| scripted:s (constrained, rerank k=4) | 2 | 0.0% | 0.0% | 0.500 | 1.000 | 1.000 |"
+    assert table[4] == "| scripted:t (free) | 2 | 60.0% | 50.0% | 0.667 | — | — |"
+
+
+def test_the_mean_over_outputs_sees_a_short_junk_output_that_pooling_hides() -> None:
+    from corral.metrics import mean_nll_per_token, nll_per_token
+
+    scores = [(100, -50.0), (4, -20.0), None, (0, 0.0)]  # a long fluent output, a short junk one
+    assert nll_per_token(scores) == pytest.approx(70 / 104)
+    assert mean_nll_per_token(scores) == pytest.approx((0.5 + 5.0) / 2)
+    assert mean_nll_per_token([None]) is None
 
 
 # ----------------------------------------------------------------------------------------------- the real model

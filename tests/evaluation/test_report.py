@@ -133,9 +133,9 @@ def test_runs_command_lists_runs_and_shows_broken_ones(runs, tmp_path):
     rows = {line.split("│")[1].strip(): line for line in result.stdout.splitlines() if line.startswith("│")}
     assert set(rows) == {str(runs[0]), str(runs[1]), str(broken)}
     free = [cell.strip() for cell in rows[str(runs[1])].split("│")[2:-1]]
-    assert free == ["collie", "m (free)", "3", "2", "1", "83.3%", "83.3%", "yes"]
+    assert free == ["collie", "m (free)", "3", "2", "1", "83.3%", "83.3%", "—", "yes"]
     constrained = [cell.strip() for cell in rows[str(runs[0])].split("│")[2:-1]]
-    assert constrained[-3:] == ["50.0%", "83.3%", "yes"]
+    assert constrained[-4:] == ["50.0%", "83.3%", "—", "yes"]
     assert "error: config.json: (top level): Invalid JSON" in rows[str(broken)]
 
 

@@ -44,10 +44,16 @@ def eval_command(
              "(local models; 0 is off; default: 2 for constrained decoding, off for free decoding).")] = None,
     strategy: Annotated[str, typer.Option(
         help="greedy: one decode per sample with the sampling above; rerank: draw --rerank-k constrained candidates "
-             "and keep the one the unconstrained model finds most likely (constrained runs only; with --decoding "
-             "both, the free run stays greedy).")] = "greedy",
+             "and keep the one the unconstrained model finds most likely; smc: sequential Monte Carlo with "
+             "--particles constrained sequences, a draw from the model's own distribution given the grammar (at "
+             "--temperature, or 1 when it is 0; local models). Constrained runs only; with --decoding both, the "
+             "free run stays greedy.")] = "greedy",
     rerank_k: Annotated[int, typer.Option(help="rerank: candidates per sample.")] = 4,
     rerank_temperature: Annotated[float, typer.Option(help="rerank: the candidates' temperature.")] = 0.7,
+    particles: Annotated[int, typer.Option(help="smc: particles per sample.")] = 8,
+    close_limit: Annotated[int, typer.Option(
+        help="Constrained: the most characters the grammar's shortest completion may add to an output cut off at "
+             "its token budget (0: never close). A closed output never counts as passed as written.")] = 24,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     report: Annotated[bool, typer.Option(help="Write report.md and plots when done.")] = True,
@@ -69,14 +75,19 @@ def eval_command(
     modes = {"both": ["free", "constrained"]}.get(decoding, [decoding])
     if any(mode not in ("free", "constrained") for mode in modes):
         raise _fail(f"unknown --decoding {decoding!r}; valid: free, constrained, both")
-    if strategy not in ("greedy", "rerank"):
-        raise _fail(f"unknown --strategy {strategy!r}; valid: greedy, rerank")
-    if strategy == "rerank" and "constrained" not in modes:
-        raise _fail("--strategy rerank reranks constrained samples: use it with --decoding constrained or both")
+    if strategy not in ("greedy", "rerank", "smc"):
+        raise _fail(f"unknown --strategy {strategy!r}; valid: greedy, rerank, smc")
+    if strategy != "greedy" and "constrained" not in modes:
+        raise _fail(f"--strategy {strategy} decodes constrained samples: use it with --decoding constrained or both")
     if rerank_k < 1 or rerank_temperature <= 0:
         raise _fail(f"--rerank-k must be >= 1 and --rerank-temperature > 0 (got {rerank_k} and {rerank_temperature})")
+    if not 2 <= particles <= 64:
+        raise _fail(f"--particles must be in 2..64 (got {particles})")
+    if not 0 <= close_limit <= 10_000:
+        raise _fail(f"--close-limit must be in 0..10000 (got {close_limit})")
     strategies = {mode: strategy if mode == "constrained" else "greedy" for mode in modes}
-    rerank = {"rerank_k": rerank_k, "rerank_temperature": rerank_temperature}
+    rerank = {"rerank_k": rerank_k, "rerank_temperature": rerank_temperature, "particles": particles,
+              "close_limit": close_limit}
     filters: dict[str, list[str]] = {}
     for condition in where or []:
         group, sep, values = condition.partition("=")
@@ -186,12 +197,17 @@ def _progress() -> Progress:
 
 def _headline(run: Path, summary: dict) -> None:
     success, final = summary["success"], summary["final_success"]
-    text = (f"{summary['label']}: {summary['instances']} instances, success {success['value']:.1%} "
+    text = (f"{summary['label']}: {summary['instances']} instances, passed as written {success['value']:.1%} "
             f"± {success['se']:.1%}")
     if summary["rounds"]:
         text += f", after {summary['rounds']} feedback rounds {final['value']:.1%}"
     counts = summary["counts"]
-    text += f"; truncated {counts['truncated']}, empty {counts['empty']}; run: {run}"
+    text += f"; truncated {counts['truncated']}"
+    if counts.get("closed"):
+        with_closing = summary.get("final_success_with_closing", final)["value"]
+        text += (f" ({counts['closed']} closed, {counts['closed_passed']} of them passed; final with closing "
+                 f"{with_closing:.1%})")
+    text += f", empty {counts['empty']}; run: {run}"
     out.print(text, highlight=False, soft_wrap=True)
     for runtime in summary.get("runtimes", []):
         out.print(f"  computed with {runtime}", highlight=False, soft_wrap=True)

@@ -51,7 +51,8 @@ def runs_command(
     root: Annotated[Path, typer.Argument(help="Where to look for run directories (two levels deep).")] = Path(
         "corral-runs"),
 ) -> None:
-    """List the runs under ROOT with their first-attempt and final success."""
+    """List the runs under ROOT with their first-attempt and final success (as written: passes that rest on text
+    the runner appended to a cut-off output are counted apart, under "closed passed")."""
     from corral.evaluation import read_config, read_records, summarize
 
     if not root.is_dir():
@@ -62,7 +63,8 @@ def runs_command(
         out.print(f"no runs under {root}", highlight=False, markup=False)
         return
     table = Table(title=f"Runs under {root}")
-    for column in ("path", "task", "label", "instances", "samples", "rounds", "success", "final", "complete"):
+    for column in ("path", "task", "label", "instances", "samples", "rounds", "success", "final", "closed passed",
+                   "complete"):
         table.add_column(column, overflow="fold", justify="left" if column in ("path", "task", "label") else "right")
     for run in found:
         try:
@@ -73,8 +75,13 @@ def runs_command(
             continue
         table.add_row(Text(str(run)), Text(s["task"]), Text(s["label"]), str(s["instances"]), str(s["samples"]),
                       str(s["rounds"]), _percent(s["success"]), _percent(s["final_success"]),
-                      "yes" if s["complete"] else "no")
+                      _closed(s["counts"]), "yes" if s["complete"] else "no")
     out.print(table)
+
+
+def _closed(counts: dict[str, int]) -> str:
+    """How many closed outputs passed, of those closed ("—" when none was closed)."""
+    return f"{counts['closed_passed']} of {counts['closed']}" if counts.get("closed") else "—"
 
 
 def find_runs(root: Path) -> list[Path]:

@@ -2,6 +2,7 @@
 the shared response cache, metrics (success, pass@k, per round) and reports."""
 
 from ._cache import ResponseCache, default_cache_path
+from ._fingerprint import grammar_fingerprint
 from ._metrics import pass_at_k, summarize
 from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
 from ._report import write_report
@@ -19,6 +20,7 @@ __all__ = [
     "default_repeat_limit",
     "default_run_dir",
     "evaluate",
+    "grammar_fingerprint",
     "pass_at_k",
     "plan_config",
     "read_config",

@@ -5,6 +5,11 @@ errors treat the instance as the unit (samples of one instance are not independe
 An instance counts only when all its ``n`` first attempts are on disk, so a run that is still going (or was cut
 short) reports on the instances it finished and says how many records are missing rather than guessing.
 
+Success counts what the model wrote: a sample passes when the model finished its output and the checker passed it
+(``SampleRecord.passed_as_written``). A constrained output cut off at its budget and closed by the runner may pass
+the checker too; those passes are counted apart (``success_with_closing``, ``counts.closed_passed``), never in the
+headline, since the closing text, not the model, may have supplied what the constraint asked for.
+
 The fluency block (``corral.metrics.fluency``) reads each sample's final answer (its latest round) and the
 likelihood of its output under the unconstrained model, where the run has scored it.
 """
@@ -61,8 +66,9 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
 
     # instances with all n first attempts; their groups come from those records
     done = [i for i in config.instances if n > 0 and all(0 in chains.get((i, s), {}) for s in range(n))]
-    passed0 = {i: sum(chains[i, s][0].passed for s in range(n)) for i in done}
+    passed0 = {i: sum(chains[i, s][0].passed_as_written for s in range(n)) for i in done}
     rate0 = {i: passed0[i] / n for i in done}
+    rate0_closing = {i: sum(chains[i, s][0].passed for s in range(n)) / n for i in done}
     groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for i in done:
         for key, value in chains[i, 0][0].groups.items():
@@ -70,17 +76,19 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
 
     stop = config.stop_on_repeat
 
-    def rounds_of(members: Sequence[str]) -> list[dict[str, Any]]:
-        """Per round: cumulative success over ``members``, and the quality of each sample's latest answer."""
+    def rounds_of(members: Sequence[str], closing: bool = False) -> list[dict[str, Any]]:
+        """Per round: cumulative success over ``members`` (as written; with closed passes when ``closing``), and the
+        quality of each sample's latest answer."""
         out = []
         for r in range(rounds + 1):
-            rates = [rate for i in members if (rate := _solved_by(chains, i, n, r, stop)) is not None]
+            rates = [rate for i in members if (rate := _solved_by(chains, i, n, r, stop, closing)) is not None]
             latest = [chain[max(q for q in chain if q <= r)] for i in members for s in range(n)
                       if (chain := chains[i, s])]
             out.append({"round": r, **mean_se(rates), "quality": aggregate_quality(latest)})
         return out
 
     by_round = rounds_of(done)
+    final_closing = rounds_of(done, closing=True)[-1]
 
     complete = all(_chain_complete(chains.get((i, s), {}), rounds, stop)
                    for i in config.instances for s in range(n))
@@ -100,6 +108,8 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
         "complete": complete,
         "success": mean_se([rate0[i] for i in done]),
         "final_success": {key: by_round[-1][key] for key in ("value", "se", "n")},
+        "success_with_closing": mean_se([rate0_closing[i] for i in done]),
+        "final_success_with_closing": {key: final_closing[key] for key in ("value", "se", "n")},
         "mean_score": _mean([record.score for record in first]),
         "by_group": {key: {value: mean_se([rate0[i] for i in members])
                            for value, members in sorted(groups[key].items())}
@@ -110,7 +120,11 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
             "records": len(kept),
             "empty": sum(record.empty for record in kept.values()),
             "truncated": sum(record.truncated for record in kept.values()),
-            "closed": sum(bool(record.appended) for record in kept.values()),  # truncated, then closed
+            "closed": sum(record.closed for record in kept.values()),  # truncated, then closed
+            "closed_passed": sum(record.closed and record.passed for record in kept.values()),
+            "closing_changed_verdict": sum(record.closing_changed_verdict for record in kept.values()),
+            "appended_chars": sum(len(record.appended) for record in kept.values()),
+            "appended_chars_max": max((len(record.appended) for record in kept.values()), default=0),
             "errors": sum(record.finish_reason == "error" for record in kept.values()),
             "cached": sum(record.cached for record in kept.values()),
             "missing": len(config.instances) * n - len(first),
@@ -200,13 +214,14 @@ def _record_metric(record: SampleRecord, metric: str) -> float:
 
 
 def _solved_by(chains: dict[tuple[str, int], dict[int, SampleRecord]], instance: str, n: int,
-               r: int, stop_on_repeat: bool = False) -> float | None:
-    """The fraction of the instance's samples that passed at some round <= r; None while a sample that has not
-    passed yet lacks one of those rounds (its outcome by round r is not known) and its chain has not ended."""
+               r: int, stop_on_repeat: bool = False, closing: bool = False) -> float | None:
+    """The fraction of the instance's samples that passed as written (or, with ``closing``, passed at all) at some
+    round <= r; None while a sample that has not passed yet lacks one of those rounds (its outcome by round r is
+    not known) and its chain has not ended."""
     solved = 0
     for s in range(n):
         chain = chains[instance, s]
-        if any(chain[q].passed for q in range(r + 1) if q in chain):
+        if any(chain[q].passed if closing else chain[q].passed_as_written for q in range(r + 1) if q in chain):
             solved += 1
             continue
         for q in range(r + 1):

@@ -36,15 +36,23 @@ MAX_SAMPLES = 10_000
 """The most samples per instance a run may ask for (pass@k is reported for k up to the samples)."""
 MAX_ROUNDS = 100
 """The most feedback rounds a run may ask for."""
+MAX_PARTICLES = 64
+"""The most particles the ``smc`` strategy may run per sample (each holds a sequence in the model's context)."""
 MAX_CONFIG_BYTES = 64 * 2**20
 """A run's config.json larger than this is refused unread (it lists the selected instance ids)."""
 
 Decoding = Literal["free", "constrained"]
 """How a run decodes: ``constrained`` compiles each instance's constraint into a grammar."""
 
-Strategy = Literal["greedy", "rerank"]
+Strategy = Literal["greedy", "rerank", "smc"]
 """How one sample is decoded: ``greedy`` decodes once with the run's sampling (greedy at temperature 0);
-``rerank`` draws ``rerank_k`` constrained candidates and keeps the one the unconstrained model finds most likely."""
+``rerank`` draws ``rerank_k`` constrained candidates and keeps the one the unconstrained model finds most likely;
+``smc`` runs ``particles`` constrained sequences with importance weights (sequential Monte Carlo) and draws the
+output from the model's own distribution conditioned on the grammar (``corral.models.Sampling.particles``)."""
+
+CLOSE_LIMIT = 24
+"""The most characters closing may add to a constrained output cut off at its token budget (a few words). A
+cut-off output that needs more stays cut off and fails: closing that writes a paragraph writes the answer."""
 
 SampleDecoding = Literal["free", "constrained", "free-fallback"]
 """How one sample was decoded: ``free-fallback`` when the run is constrained but the instance's constraint is not
@@ -91,6 +99,11 @@ class RunConfig(_Frozen):
     strategy: Strategy = "greedy"
     rerank_k: int = 4  # rerank: candidates drawn per constrained sample
     rerank_temperature: float = 0.7  # rerank: the candidates' sampling temperature (top_p and seeds: the run's)
+    particles: int = 8  # smc: particles per constrained sample
+    close_limit: int = Field(CLOSE_LIMIT, ge=0, le=10_000)  # constrained: characters closing may add (0: never close)
+    # constrained: what compiled the grammars (Corral's version, the grammar compiler's sources, the mask engine);
+    # ``corral.evaluation.grammar_fingerprint``. A run is never resumed by another compiler: its outputs would mix
+    grammar_fingerprint: str = ""
     # extent (bounded: a config is read back from disk, and summaries and reports loop over these)
     samples: int = Field(1, ge=1, le=MAX_SAMPLES)
     rounds: int = Field(0, ge=0, le=MAX_ROUNDS)  # feedback rounds after the first attempt
@@ -111,6 +124,10 @@ class RunConfig(_Frozen):
         identity = core | {key: value for key, value in later.items() if value != defaults[key]}
         if self.strategy == "rerank":  # k and the temperature mean something only when reranking
             identity |= {"rerank_k": self.rerank_k, "rerank_temperature": self.rerank_temperature}
+        if self.strategy == "smc":
+            identity |= {"particles": self.particles}
+        if self.decoding == "constrained" and self.grammar_fingerprint:  # what a constrained record means
+            identity |= {"close_limit": self.close_limit, "grammar_fingerprint": self.grammar_fingerprint}
         return identity
 
     def with_hash(self) -> RunConfig:
@@ -122,8 +139,11 @@ class RunConfig(_Frozen):
         if self.rerank_k < 1 or self.rerank_temperature <= 0:
             raise ValueError(f"rerank_k must be >= 1 and rerank_temperature > 0, got {self.rerank_k} and "
                              f"{self.rerank_temperature}")
-        if self.strategy == "rerank" and self.decoding != "constrained":
-            raise ValueError("strategy 'rerank' reranks constrained samples; use it with decoding 'constrained'")
+        if not 2 <= self.particles <= MAX_PARTICLES:
+            raise ValueError(f"particles must be in 2..{MAX_PARTICLES}, got {self.particles}")
+        if self.strategy in ("rerank", "smc") and self.decoding != "constrained":
+            raise ValueError(f"strategy {self.strategy!r} decodes constrained samples; use it with decoding "
+                             f"'constrained'")
         return self
 
     @property
@@ -131,6 +151,8 @@ class RunConfig(_Frozen):
         """How reports name this run: model and decoding (and the strategy, when it is not the default)."""
         if self.strategy == "rerank":
             return f"{self.model} ({self.decoding}, rerank k={self.rerank_k})"
+        if self.strategy == "smc":
+            return f"{self.model} ({self.decoding}, smc K={self.particles})"
         return f"{self.model} ({self.decoding})"
 
 
@@ -183,7 +205,10 @@ class SampleRecord(_Frozen):
     quality: dict[str, float] = Field(default_factory=dict)  # the task's quality metrics, if it has any
     repeated: bool = False  # the answer equals one this sample gave in an earlier round
     # text the runner added: the grammar's shortest completion of a constrained output cut off at its token budget
+    # (at most the run's close_limit characters); the verdict above is on the output with it
     appended: str = ""
+    # the checker's verdict on the model's own text, before ``appended`` (None when nothing was appended)
+    written_passed: bool | None = None
     # the output's likelihood under the same model with no grammar (for a final output: see LIKELIHOODS_FILE)
     likelihood: Likelihood | None = None
     rerank: Rerank | None = None  # the candidates, when the run's strategy is rerank and the sample constrained
@@ -217,6 +242,22 @@ class SampleRecord(_Frozen):
     @property
     def truncated(self) -> bool:
         return self.finish_reason == "length"
+
+    @property
+    def closed(self) -> bool:
+        """Cut off at the budget, then closed by the runner's appended text."""
+        return bool(self.appended)
+
+    @property
+    def passed_as_written(self) -> bool:
+        """The model finished its output and the checker passed it: the model's pass, the headline. A cut-off output
+        never counts, closed or not: its pass would rest on text the model did not write (or never finished)."""
+        return self.passed and self.finish_reason != "length" and not self.appended
+
+    @property
+    def closing_changed_verdict(self) -> bool:
+        """The appended text turned a failing output into a passing one (it supplied what the constraint requires)."""
+        return self.written_passed is not None and self.passed != self.written_passed
 
     def ends_chain(self, stop_on_repeat: bool) -> bool:
         """Whether no feedback round follows this one: it passed, its prompt no longer fits the model's context,

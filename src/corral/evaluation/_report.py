@@ -107,18 +107,23 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
                      for label, s, run in zip(labels, summaries, runs, strict=True)], align="--")
 
     lines += ["## Headline", "",
-              "Success is the first attempt's pass rate (mean over instances of the fraction of samples that pass, "
-              "± standard error over instances); final success counts a sample as solved if it passed within "
-              "the feedback rounds. A truncated constrained output is closed with its grammar's shortest "
-              "completion when one is found (the record's `appended`).", ""]
-    lines += _table(["run", "instances", "samples", "rounds", "success", "final success", "mean score",
-                     "truncated", "empty", "errors", "free-fallback"],
+              "Success is the first attempt's pass rate *as written*: the model finished its output and the checker "
+              "passed it (mean over instances of the fraction of samples that pass, ± standard error over "
+              "instances); final success counts a sample as solved if it passed as written within the feedback "
+              "rounds. A constrained output cut off at its token budget is closed with its grammar's shortest "
+              "completion when that adds a few characters at most (the record's `appended`); such an output never "
+              "counts as the model's pass, and *with closing* shows the first-attempt rate when closed passes are "
+              "counted too.", ""]
+    lines += _table(["run", "instances", "samples", "rounds", "success", "final success", "with closing",
+                     "mean score", "truncated", "empty", "errors", "free-fallback"],
                     [[label, s["success"]["n"] if s["success"]["n"] == s["instances"]
                       else f"{s['success']['n']} of {s['instances']}", s["samples"], s["rounds"],
-                      _percent(s["success"]), _percent(s["final_success"]), f"{s['mean_score']:.3f}",
+                      _percent(s["success"]), _percent(s["final_success"]),
+                      _percent(s.get("success_with_closing", s["success"])), f"{s['mean_score']:.3f}",
                       _truncated(s["counts"]), s["counts"]["empty"], s["counts"]["errors"],
                       s["sample_decoding"]["free-fallback"]]
                      for label, s in zip(labels, summaries, strict=True)])
+    lines += _closing_section(summaries, labels)
 
     for key in sorted({key for s in summaries for key in s["by_group"]}):
         values = sorted({value for s in summaries for value in s["by_group"].get(key, {})})
@@ -150,6 +155,22 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
     return "\n".join(lines) + "\n"
 
 
+def _closing_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+    """What the runner wrote after the model: cut-off outputs closed, and the passes that rest on it."""
+    if not any(s["counts"].get("closed") for s in summaries):
+        return []
+    lines = ["## Closing", "",
+             "Outputs (all rounds) cut off at their token budget; closed ones got the grammar's shortest completion "
+             "appended. *Closing changed the verdict* counts closed outputs that pass only with the appended text "
+             "(the model's own text fails).", ""]
+    rows = [[label, c["truncated"], c.get("closed", 0), c.get("closed_passed", 0), c.get("closing_changed_verdict", 0),
+             c.get("appended_chars", 0), c.get("appended_chars_max", 0),
+             _percent(s.get("final_success_with_closing", s["final_success"]))]
+            for label, s in zip(labels, summaries, strict=True) for c in (s["counts"],)]
+    return lines + _table(["run", "cut off", "closed", "closed and passed", "closing changed the verdict",
+                           "characters appended", "most in one output", "final success with closing"], rows)
+
+
 def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
     """Whether the final answers are still language, one row per run (``corral.metrics.fluency``)."""
     blocks = [s.get("fluency") or {} for s in summaries]
@@ -160,7 +181,9 @@ def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str])
              "is one absent from wordfreq's English list (Zipf frequency 0); a triple repeat is one word three "
              "times in a row; distinct-2 is distinct word bigrams over all word bigrams (Li et al. 2016); NLL/token "
              "is the outputs' negative log-likelihood per token under the same model with no grammar (nats; "
-             "`(k of n)` when only k outputs could be scored). See docs/evaluation.md.", ""]
+             "`(k of n)` when only k outputs could be scored), pooled over tokens, and its mean over outputs "
+             "(each output's own NLL/token: a few short junk outputs barely move the pooled figure). See "
+             "docs/evaluation.md.", ""]
 
     def share(value: float | None) -> str:
         return "—" if value is None else f"{100 * value:.1f}%"
@@ -173,9 +196,11 @@ def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str])
 
     rows = [[label, block.get("outputs", 0), share(block.get("nonword_share")),
              share(block.get("triple_repeat_share")),
-             "—" if block.get("distinct_2") is None else f"{block['distinct_2']:.3f}", nll(block)]
+             "—" if block.get("distinct_2") is None else f"{block['distinct_2']:.3f}", nll(block),
+             "—" if block.get("mean_nll_per_token") is None else f"{block['mean_nll_per_token']:.3f}"]
             for label, block in zip(labels, blocks, strict=True)]
-    return lines + _table(["run", "outputs", "non-word %", "triple-repeat %", "distinct-2", "NLL/token"], rows)
+    return lines + _table(["run", "outputs", "non-word %", "triple-repeat %", "distinct-2", "NLL/token",
+                           "mean NLL/token per output"], rows)
 
 
 def _violation_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:

@@ -9,7 +9,13 @@ as soon as they are checked. When generation is done, each sample's final output
 with no grammar (``_scoring``), for the fluency figures.
 
 The ``rerank`` strategy (``_rerank``) decodes each constrained sample as k candidates and keeps the one the
-unconstrained model finds most likely; the record keeps every candidate.
+unconstrained model finds most likely; the record keeps every candidate. The ``smc`` strategy asks the model for
+sequential Monte Carlo over the grammar (``Sampling.particles``): a draw from the model's own distribution given
+the grammar, where greedy masking walks into whatever the mask leaves open.
+
+A constrained output cut off at its token budget is closed with its grammar's shortest completion when that adds
+at most ``close_limit`` characters; the record keeps what was appended and the verdict on the model's own text,
+and a closed output never counts as the model's pass (``SampleRecord.passed_as_written``).
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ from corral.tasks import Task, TaskInstance, get_task, select, task_options
 from corral.verdicts import Verdict, Violation
 
 from ._cache import ResponseCache
+from ._fingerprint import grammar_fingerprint
 from ._lock import LOCK_FILE, run_lock
 from ._metrics import summarize
 from ._records import (
+    CLOSE_LIMIT,
     CONFIG_FILE,
     LIKELIHOODS_FILE,
     MAX_ROUNDS,
@@ -70,6 +78,7 @@ class _Work:
 # loop legal ("him him him him ..."), so a loop runs to the token budget; two copies in a row stay allowed.
 CONSTRAINED_REPEAT_LIMIT = 2
 _GUARDED_BACKENDS = ("llamacpp", "transformers")  # the backends that own the token loop the guard needs
+SMC_BACKENDS = ("llamacpp",)  # the backends whose token loop runs particles (``Sampling.particles``)
 
 
 def default_repeat_limit(decoding: Decoding, backend: str) -> int:
@@ -80,11 +89,16 @@ def default_repeat_limit(decoding: Decoding, backend: str) -> int:
 def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling: SamplingConfig | None = None,
                 samples: int = 1, rounds: int = 0, selection: Mapping[str, Any] | None = None,
                 instances: Sequence[TaskInstance] = (), base_url: str | None = None, strategy: Strategy = "greedy",
-                rerank_k: int = 4, rerank_temperature: float = 0.7) -> RunConfig:
-    """The run's config, with its identity hash."""
+                rerank_k: int = 4, rerank_temperature: float = 0.7, particles: int = 8,
+                close_limit: int = CLOSE_LIMIT) -> RunConfig:
+    """The run's config, with its identity hash (for a constrained run, one that names the grammar compiler)."""
     from corral.version import __version__
 
     backend, _ = parse_spec(model)
+    compiler = grammar_fingerprint(_grammar_module(task)) if decoding == "constrained" else ""
+    if strategy == "smc" and backend not in SMC_BACKENDS:
+        raise ValueError(f"strategy 'smc' runs its particles inside the model's token loop: a local llama.cpp model "
+                         f"({', '.join(SMC_BACKENDS)}), not {backend}")
     sampling = sampling or SamplingConfig()
     if sampling.repeat_limit is None:
         sampling = sampling.model_copy(update={"repeat_limit": default_repeat_limit(decoding, backend)})
@@ -93,9 +107,17 @@ def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling
                      feedback_template=task.template.refinement or task.template.feedback,
                      extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
                      strategy=strategy, rerank_k=rerank_k, rerank_temperature=rerank_temperature,
+                     particles=particles, close_limit=close_limit,
+                     grammar_fingerprint=compiler,
                      samples=samples, rounds=rounds,
                      selection=dict(selection or {}), instances=[inst.id for inst in instances],
                      corral_version=__version__).with_hash()
+
+
+def _grammar_module(task: Task) -> str | None:
+    """The module of the task's grammar function (a ``functools.partial``'s function's)."""
+    function = getattr(task.grammar, "func", task.grammar)
+    return getattr(function, "__module__", None)
 
 
 def evaluate(
@@ -119,13 +141,17 @@ def evaluate(
     strategy: Strategy = "greedy",
     rerank_k: int = 4,
     rerank_temperature: float = 0.7,
+    particles: int = 8,
+    close_limit: int = CLOSE_LIMIT,
 ) -> tuple[Path, dict[str, Any]]:
     """Run (or resume, or extend) an evaluation; returns the run directory and its summary.
 
     ``on_progress(done, total, passed)`` is called after each batch. ``cache`` is the shared response cache
     (None: no cache). ``loaded_model`` reuses a model already in memory (it must match ``model``).
     ``strategy="rerank"`` (constrained runs) draws ``rerank_k`` candidates per sample at ``rerank_temperature``
-    and keeps the one the unconstrained model finds most likely; the model must score texts.
+    and keeps the one the unconstrained model finds most likely; the model must score texts. ``strategy="smc"``
+    decodes each constrained sample with ``particles`` particles (a local model). ``close_limit``: the most
+    characters closing may add to a cut-off constrained output.
     """
     if isinstance(task, str):
         task = get_task(task)
@@ -137,7 +163,8 @@ def evaluate(
                  "per_group": list(per_group) if per_group else None}
     config = plan_config(task, model, decoding=decoding, sampling=sampling, samples=samples, rounds=rounds,
                          selection=selection, instances=chosen, base_url=base_url, strategy=strategy,
-                         rerank_k=rerank_k, rerank_temperature=rerank_temperature)
+                         rerank_k=rerank_k, rerank_temperature=rerank_temperature, particles=particles,
+                         close_limit=close_limit)
     run = Path(out) if out is not None else default_run_dir(config)
     _refuse_foreign(run)  # before the lock, which would write into a directory that is not a run's
     with run_lock(run):  # one writer: a second run on this directory is refused while this one writes
@@ -237,8 +264,15 @@ def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], Sample
     it already holds, by key."""
     if (run / CONFIG_FILE).exists():
         old = read_config(run)
+        if old.decoding == config.decoding == "constrained" and old.grammar_fingerprint != config.grammar_fingerprint:
+            raise RunError(f"{run} holds a constrained run whose grammars were compiled by another Corral "
+                           f"(Corral {old.corral_version or 'unknown'}, grammar fingerprint "
+                           f"{old.grammar_fingerprint or 'none'}; this is {config.corral_version}, "
+                           f"{config.grammar_fingerprint}); its outputs would mix two compilers: choose another "
+                           f"--out")
         if old.hash != config.hash:
-            changed = [k for k, v in config.identity().items() if old.identity().get(k) != v]
+            changed = [k for k in {**old.identity(), **config.identity()}
+                       if old.identity().get(k) != config.identity().get(k)]
             raise RunError(f"{run} holds a run with another config (different {', '.join(changed)}); "
                            f"choose another --out, or rerun with the same settings to resume it")
     _write_json(run / CONFIG_FILE, config.model_dump(mode="json"))
@@ -311,12 +345,14 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
                     grammars[item.instance.id] = (None, str(exc))
             grammar, reason = grammars[item.instance.id]
         sampling = config.sampling
+        smc = config.strategy == "smc" and grammar is not None
         requests.append(Request(
             tuple(item.messages),  # type: ignore[arg-type]
-            Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
+            Sampling(temperature=(sampling.temperature or SMC_TEMPERATURE) if smc else sampling.temperature,
+                     top_p=1.0 if smc else sampling.top_p,
                      max_tokens=sampling.max_tokens or item.instance.max_tokens, stop=task.stop,
                      seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round,
-                     repeat_limit=sampling.repeat_limit or 0),
+                     repeat_limit=sampling.repeat_limit or 0, **({"particles": config.particles} if smc else {})),
             grammar))
         fallbacks.append(reason)
 
@@ -338,7 +374,7 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
         completion, likelihood, candidates = got[0], None, None
         if rerank:
             completion, likelihood, candidates = _rerank(the_model(), request, plan, got)
-        appended = _close_at_budget(request, completion)
+        appended = _close_at_budget(request, completion, config.close_limit)
         records.append(_record(task, config, item, completion, reason, was_cached, appended,
                                likelihood=None if appended else likelihood, rerank=candidates))
     if errors:
@@ -390,15 +426,22 @@ CLOSE_SECONDS = 10.0
 CapSeg output cut mid-sentence copies the rest of the sentence (about 4 s on 2 busy cores)."""
 
 
-def _close_at_budget(request: Request, completion: Completion) -> str:
-    """The grammar's shortest completion of a constrained output cut off at its token budget ("" if none is
-    needed or none was found within the search's budgets): a model looping inside a recursive rule would
-    otherwise leave an output that does not parse."""
-    if request.grammar is None or completion.finish_reason != "length":
+SMC_TEMPERATURE = 1.0
+"""The temperature of the ``smc`` strategy when the run's sampling is greedy (0): the model's own distribution."""
+
+
+def _close_at_budget(request: Request, completion: Completion, limit: int = CLOSE_LIMIT) -> str:
+    """The grammar's shortest completion of a constrained output cut off at its token budget, when it adds at most
+    ``limit`` characters ("" if none is needed, none was found within the search's budgets, or it is longer): a
+    model cut off one word short of a sentence's end gets its output parsed; one looping inside a recursive rule
+    stays cut off and fails, rather than have the search write its answer."""
+    if request.grammar is None or completion.finish_reason != "length" or limit <= 0:
         return ""
     from corral.grammars import shortest_completion
 
-    return shortest_completion(request.grammar, completion.text, seconds=CLOSE_SECONDS) or ""
+    found = shortest_completion(request.grammar, completion.text, seconds=CLOSE_SECONDS,
+                                max_bytes=4 * limit) or ""
+    return found if len(found) <= limit else ""
 
 
 def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, fallback: str | None,
@@ -408,6 +451,7 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
     answer = task.answer(output)
     decoding = config.decoding if fallback is None else "free-fallback"
     quality = task.quality(item.instance, answer) if task.quality is not None else {}
+    written = _judge(task, item.instance, task.answer(completion.text)).passed if appended else None
     return SampleRecord.judged(
         _judge(task, item.instance, answer),
         instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
@@ -415,7 +459,7 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
         finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers,
-        appended=appended, likelihood=likelihood, rerank=rerank, replaced=completion.replaced)
+        appended=appended, written_passed=written, likelihood=likelihood, rerank=rerank, replaced=completion.replaced)
 
 
 def _judge(task: Task, instance: TaskInstance, answer: str) -> Verdict[Any]:
@@ -451,8 +495,10 @@ def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRe
         answer = task.answer(record.output)
         fresh = SampleRecord.judged(_judge(task, instance, answer), instance=record.instance, sample=record.sample,
                                     round=record.round, messages=record.messages, output=record.output, answer=answer)
+        written = record.output[:len(record.output) - len(record.appended)]
         judged.append(record.model_copy(update={
             **fresh.model_dump(include={"passed", "score", "violations", "detail", "feedback", "undecided"}),
+            "written_passed": _judge(task, instance, task.answer(written)).passed if record.appended else None,
             "answer": answer,
             "groups": dict(instance.groups),
             "quality": task.quality(instance, answer) if task.quality is not None else {}}))
@@ -463,17 +509,18 @@ def _model_id(config: RunConfig) -> str:
     """The model as the response cache knows it. A local llama.cpp model includes its CPU variant: variants' kernels
     round differently, so a response computed on one is not the answer another gives (CORRAL_LLAMA_CPU=skylakex
     must reproduce skylakex figures, not return what zen4 said)."""
+    compiler = f"#grammars-{config.grammar_fingerprint}" if config.grammar_fingerprint else ""
     if config.base_url:
-        return f"{config.model}@{config.base_url}"
+        return f"{config.model}@{config.base_url}{compiler}"
     if config.backend == "llamacpp":
         from corral.models import load_backends
 
-        return f"{config.model}@llama.cpp-{load_backends().chosen}"
+        return f"{config.model}@llama.cpp-{load_backends().chosen}{compiler}"
     if config.backend == "transformers" and Path(config.model).expanduser().is_dir():
         from corral.models import fingerprint
 
-        return f"{config.model}@{fingerprint(Path(config.model).expanduser())}"  # retrained: another model
-    return config.model
+        return f"{config.model}@{fingerprint(Path(config.model).expanduser())}{compiler}"  # retrained: another model
+    return config.model + compiler
 
 
 def _write_json(path: Path, data: Any) -> None:

@@ -16,6 +16,9 @@ Definitions (one tokenisation for every figure, so that they describe the same w
   within each output's words.
 - ``nll_per_token``: summed negative log-likelihood / summed tokens over the scored outputs (nats per token, as a
   corpus perplexity is computed), each output scored by the model with no grammar (``corral.models.Scorer``).
+- ``mean_nll_per_token``: the mean over scored outputs of each output's own NLL per token. The pooled figure is
+  dominated by long outputs; a few short junk outputs (a constrained decode that wandered) barely move it, while
+  the per-output mean weighs every output alike.
 
 Each figure is None when it has nothing to count. wordfreq's data ships inside its wheel: nothing is downloaded.
 """
@@ -27,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = ["FLUENCY_SIGNATURE", "distinct_n", "fluency", "fluency_signature", "has_triple_repeat", "is_nonword",
-           "nll_per_token", "nonword_share", "tokens", "triple_repeat_share", "words"]
+           "mean_nll_per_token", "nll_per_token", "nonword_share", "tokens", "triple_repeat_share", "words"]
 
 FLUENCY_SIGNATURE = "tok:wordfreq-en|nonword:zipf0|distinct:2|nll:free-model|wordfreq:{version}"
 LANGUAGE = "en"
@@ -101,6 +104,7 @@ def fluency(texts: Sequence[str], scores: Sequence[tuple[int, float] | None] = (
         "triple_repeat_share": triple_repeat_share(texts),
         "distinct_2": distinct_n(texts, 2),
         "nll_per_token": nll_per_token(scored),
+        "mean_nll_per_token": mean_nll_per_token(scored),
         "outputs": len(texts),
         "words": sum(len(found) for found in counted),
         "scored": len(scored),
@@ -114,3 +118,10 @@ def fluency_signature() -> str:
     from importlib.metadata import version
 
     return FLUENCY_SIGNATURE.format(version=version("wordfreq"))
+
+
+def mean_nll_per_token(scores: Iterable[tuple[int, float] | None]) -> float | None:
+    """The mean over ``(tokens, logprob)`` pairs (None and empty entries skipped) of each one's NLL per token; None
+    when none was scored."""
+    kept = [-logprob / count for score in scores if score is not None for count, logprob in (score,) if count > 0]
+    return sum(kept) / len(kept) if kept else None
