@@ -145,3 +145,4 @@ def test_summaries_of_records_written_before_closing_was_bounded_still_read(tmp_
     (run / "records.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     summary = summarize(read_config(run), read_records(run))
     assert summary["success"]["value"] == 0.5 and summary["counts"]["closing_changed_verdict"] == 0
+    assert summary["counts"]["closed_unjudged"] == 1

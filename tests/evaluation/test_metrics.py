@@ -150,7 +150,7 @@ def test_summary_counts_tokens_and_decoding():
     assert s["counts"] == {"records": 9, "empty": 1, "truncated": 1, "errors": 0, "cached": 1, "missing": 0,
                            "context": 0, "repeated": 0, "closed": 0, "undecided": 0, "replaced": 0,
                            "closed_passed": 0, "closing_changed_verdict": 0, "appended_chars": 0,
-                           "appended_chars_max": 0}
+                           "appended_chars_max": 0, "closed_unjudged": 0}
     assert s["sample_decoding"] == {"free": 5, "constrained": 0, "free-fallback": 1}
     assert s["tokens"] == {"prompt": 30, "completion": 12}
     assert s["seconds"] == pytest.approx(2.0)

@@ -123,6 +123,8 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
             "closed": sum(record.closed for record in kept.values()),  # truncated, then closed
             "closed_passed": sum(record.closed and record.passed for record in kept.values()),
             "closing_changed_verdict": sum(record.closing_changed_verdict for record in kept.values()),
+            # closed records written before the model's own text was judged apart (``written_passed`` unknown)
+            "closed_unjudged": sum(record.closed and record.written_passed is None for record in kept.values()),
             "appended_chars": sum(len(record.appended) for record in kept.values()),
             "appended_chars_max": max((len(record.appended) for record in kept.values()), default=0),
             "errors": sum(record.finish_reason == "error" for record in kept.values()),

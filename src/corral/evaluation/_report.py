@@ -163,12 +163,19 @@ def _closing_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str])
              "Outputs (all rounds) cut off at their token budget; closed ones got the grammar's shortest completion "
              "appended. *Closing changed the verdict* counts closed outputs that pass only with the appended text "
              "(the model's own text fails).", ""]
-    rows = [[label, c["truncated"], c.get("closed", 0), c.get("closed_passed", 0), c.get("closing_changed_verdict", 0),
+    rows = [[label, c["truncated"], c.get("closed", 0), c.get("closed_passed", 0), _changed(c),
              c.get("appended_chars", 0), c.get("appended_chars_max", 0),
              _percent(s.get("final_success_with_closing", s["final_success"]))]
             for label, s in zip(labels, summaries, strict=True) for c in (s["counts"],)]
     return lines + _table(["run", "cut off", "closed", "closed and passed", "closing changed the verdict",
                            "characters appended", "most in one output", "final success with closing"], rows)
+
+
+def _changed(counts: dict[str, int]) -> str:
+    """Closed outputs whose pass rests on the appended text; unknown for records that predate the count."""
+    changed = str(counts.get("closing_changed_verdict", 0))
+    unjudged = counts.get("closed_unjudged", 0)
+    return f"{changed} ({unjudged} not judged: older records)" if unjudged else changed
 
 
 def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
