@@ -169,7 +169,7 @@ def _name_run(apostrophes: str) -> str:
     return f"({rx(f'[A-Za-z]{{1,2}}[{apostrophes}]')} ({rx(f'{_A}{{2,{MAX_RUN}}}')} & ~({ending})))"
 
 
-def _segment(joiners: str, apostrophes: str = "", cased: bool = False) -> str:
+def _segment(joiners: str, apostrophes: str = "") -> str:
     """Alphanumeric runs joined by single ``joiners``, or by a comma, colon or period between digits (``1,000``,
     ``10:30``, ``3.5``, ``802.11ac``; a period after a letter is left out: a model would use it to run a sentence
     on).
@@ -177,15 +177,9 @@ def _segment(joiners: str, apostrophes: str = "", cased: bool = False) -> str:
     At most ``MAX_JOINS`` joins (``mother-in-law``): unbounded, a small model under a mask loops
     inside one word (``checked-checked-checked-...``) until its token budget runs out."""
     run = rx(f"{_A}{{1,{MAX_RUN}}}")
+    first = f"({run}|{_name_run(apostrophes)})" if apostrophes else run
     digits = f"[,:.][0-9]{{1,{MAX_RUN}}}[A-Za-z]{{0,{MAX_RUN}}}"  # 3.5, 1,000th, 802.11ac
-    if cased:  # every run's letters in English case patterns (``_CASE_OK``): no hEr, lIkEd
-        run = f"({run} & {CASED_RUN})"
-        first = f"({run}|{_name_run(apostrophes)})" if apostrophes else run
-        joined = f"(({rx(f'[{joiners}]')} {run}) | {rx(digits)})"
-        runs = f"({first} ({joined}){{0,{MAX_JOINS}}})"
-    else:
-        first = f"({run}|{_name_run(apostrophes)})" if apostrophes else run
-        runs = f"({first} {rx(f'(([{joiners}]{_A}{{1,{MAX_RUN}}})|({digits})){{0,{MAX_JOINS}}}')})"
+    runs = f"({first} {rx(f'(([{joiners}]{_A}{{1,{MAX_RUN}}})|({digits})){{0,{MAX_JOINS}}}')})"
     return f"({runs} & ~({rx('.*[^0-9][,:.].*')}))"
 
 
@@ -207,19 +201,9 @@ _CURLY_ENDINGS = ("s", "m", "d", "ll", "re", "ve")
 
 _NOT_ALNUM = f"[^{ALNUM}]"
 
-# The case patterns of a run of ASCII letters that English writes (COLLIE-v1's examples hold no other):
-# lowercase, Capitalised, ALL CAPS, capitals and capitalised parts (McDonald, PhD, KGaA, DeFuLai, CDs), and one
-# lowercase letter before capitals (iOS, mL) or before a capitalised part of three letters or more (iPhone,
-# eBay), and a few units (kHz, kWh, mAh). Left out: hEr, lIkEd, tHe (a model under a mask writes them to dodge
-# a banned word).
-_CASE_OK = "[a-z]+|[A-Z]*([A-Z][a-z]+){0,3}[A-Z]*|[a-z][A-Z]+|[a-z][A-Z][a-z][a-z]+|kHz|kWh|mAh"
-_NOT_ASCII_LETTER = "[0-9À-ÖØ-Þà-öø-ÿ]"
-# a run of letters and digits whose ASCII letter runs are all of those patterns (written positively: a complement
-# here makes the engine's lexer slow on every word)
-CASED_RUN = rx(f"{_NOT_ASCII_LETTER}*(({_CASE_OK}){_NOT_ASCII_LETTER}+)*({_CASE_OK})?")
 _COLLIE_WORD = "(" + " & ".join([
     # a currency sign Treebank keeps on its number (£80,000, €5.5; "$" it splits off: ``signs``)
-    f"(({_segment('/-', chr(39), cased=True)}) | ({rx('[£€¥]')} (({_segment('/-')}) & {rx('[0-9].*')})))",
+    f"(({_segment('/-', chr(39))}) | ({rx('[£€¥]')} (({_segment('/-')}) & {rx('[0-9].*')})))",
     # no part that Treebank splits in two
     "~(" + rx(f"(.*{_NOT_ALNUM})?({_SPLIT_WORDS_EITHER_CASE})({_NOT_ALNUM}.*)?") + ")",
 ]) + ")"
