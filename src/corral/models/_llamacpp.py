@@ -4,7 +4,9 @@ Corral runs its own token loop on llama-cpp-python's context instead of ``create
 is built with the GGUF's chat template, llama.cpp decodes, and a C sampler chain (greedy, or top-p, temperature
 and a seeded draw) picks each token. A grammar is enforced model-first by ``corral.decoding.SequenceMask``: the
 sampled token is kept when the grammar allows it, and only otherwise is the llguidance mask written into
-llama.cpp's logits and the token drawn again. The Python logits-processor path costs a numpy record array over
+llama.cpp's logits and the token drawn again. With ``Sampling.particles`` >= 2 a constrained request is decoded
+by sequential Monte Carlo instead (``_llamacpp_smc``: a draw from the model's own distribution given the
+grammar, in a context of its own built on first use). The Python logits-processor path costs a numpy record array over
 49k entries per token, and llama.cpp's own grammar sampler walks the grammar for every candidate; see
 docs/performance.md.
 """
@@ -22,6 +24,8 @@ from corral.registry import backends
 
 from ._bundled import resolve_gguf
 from ._llamacpp_cpu import cpu_model, load_backends
+from ._llamacpp_smc import PAD as SMC_PAD
+from ._llamacpp_smc import SmcContext, smc_sample
 from ._protocol import Completion, Likelihood, Message, ModelError, Request, Sampling
 from ._threads import default_threads
 
@@ -48,6 +52,7 @@ class LlamaCppModel:
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"could not load {self.path}: {exc}") from None
         self._factory: MatcherFactory | None = None
+        self._smc: SmcContext | None = None  # SMC's own context (one KV stream per particle), built on first use
         self._chat_template = _chat_template(self._llama, self.path)
 
     @property
@@ -80,6 +85,8 @@ class LlamaCppModel:
             return Completion(text="", finish_reason="context", prompt_tokens=len(prompt), completion_tokens=0,
                               seconds=time.perf_counter() - started, constrained=request.grammar is not None,
                               error=f"the prompt has {len(prompt)} tokens; the context holds {self._llama.n_ctx()}")
+        if request.grammar is not None and sampling.particles >= 2:
+            return smc_sample(self, request, prompt, min(sampling.max_tokens, room), i, started)
         mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None
         guard = RepeatGuard(sampling.repeat_limit, self.masks.token_table) if sampling.repeat_limit else None
         chain = _sampler_chain(sampling, sampling.seed_for(i))
@@ -176,7 +183,23 @@ class LlamaCppModel:
         self._llama.reset()
         return Likelihood(len(reply), logprob)
 
+    def _smc_context(self, particles: int, cells: int) -> SmcContext:
+        """A context for ``particles`` sequences of ``cells`` tokens each: the last one when it is large enough
+        (the KV cells in use, not the capacity, shape llama.cpp's attention, so reuse keeps outputs the same)."""
+        if self._smc is None or not self._smc.fits(particles, cells):
+            if self._smc is not None:
+                self._smc.close()
+                self._smc = None
+            try:
+                self._smc = SmcContext(self._llama, particles, -(-cells // SMC_PAD) * SMC_PAD)
+            except (ValueError, RuntimeError) as exc:
+                raise ModelError(f"could not make a context for {particles} SMC particles: {exc}") from None
+        return self._smc
+
     def close(self) -> None:
+        if self._smc is not None:
+            self._smc.close()
+            self._smc = None
         self._llama.close()
 
 

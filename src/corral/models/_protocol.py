@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 Role = Literal["system", "user", "assistant"]
 REPEAT_RULE = 2  # the revision of corral.decoding.RepeatGuard's rule, part of a cached response's key
 FinishReason = Literal["stop", "length", "context", "error"]
+MAX_PARTICLES = 64  # SMC particles per sample: each holds a sequence (its own KV stream) in the model's context
 
 
 class Message(TypedDict):
@@ -38,6 +39,15 @@ class Sampling:
     of ``n`` uses ``seed + i``); servers receive it and may honour it. ``repeat_limit`` k > 0 refuses the token
     that would begin copy k + 1 of a block the output just repeated k times in a row (``corral.decoding.
     RepeatGuard``; local backends only).
+
+    ``particles`` K >= 2 decodes a constrained request by sequential Monte Carlo over the grammar (llamacpp
+    backend only; ``corral.models._llamacpp_smc``): K partial outputs drawn from the model restricted to what the
+    grammar allows, weighted by how much of the model's probability the grammar kept, resampled when the weights
+    degenerate, and one finished output drawn by weight: a sample of the model's own distribution given that the
+    reply is in the grammar, where masking walks greedily into whatever the mask leaves open. The temperature
+    shapes only the proposal (the weights correct it to the model's distribution), so it must be > 0, and top-p
+    would truncate the proposal below the target's support, so it must be 1. 0 or 1 is ordinary decoding; a
+    request with no grammar ignores it.
     """
 
     temperature: float = 0.0
@@ -47,6 +57,7 @@ class Sampling:
     seed: int | None = 0
     n: int = 1
     repeat_limit: int = 0
+    particles: int = 0
 
     def __post_init__(self) -> None:
         if self.temperature < 0:
@@ -59,6 +70,13 @@ class Sampling:
             raise ValueError(f"n must be >= 1, got {self.n}")
         if self.repeat_limit < 0:
             raise ValueError(f"repeat_limit must be >= 0 (0 is off), got {self.repeat_limit}")
+        if not 0 <= self.particles <= MAX_PARTICLES:
+            raise ValueError(f"particles must be in 0..{MAX_PARTICLES} (0 or 1: no SMC), got {self.particles}")
+        if self.particles >= 2 and self.top_p != 1:
+            raise ValueError(f"particles >= 2 (SMC) needs top_p == 1: top-p would cut the proposal below the "
+                             f"target's support, got top_p={self.top_p}")
+        if self.particles >= 2 and self.temperature == 0:
+            raise ValueError("particles >= 2 (SMC) draws each particle's tokens: the temperature must be > 0")
         if isinstance(self.stop, str | list):
             object.__setattr__(self, "stop", (self.stop,) if isinstance(self.stop, str) else tuple(self.stop))
 
@@ -96,6 +114,8 @@ class Request:
         sampling = asdict(self.sampling)
         if not sampling["repeat_limit"]:  # added later: off keeps the keys of earlier cached responses
             del sampling["repeat_limit"]
+        if sampling["particles"] < 2:  # likewise: 0 and 1 are the decoding that came before particles
+            del sampling["particles"]
         data = {
             "backend": backend,
             "model": model,
@@ -116,6 +136,10 @@ class Completion:
     reached), ``context`` (the prompt leaves no room in the model's context: nothing was generated, and asking
     again cannot help; ``error`` says by how much) or ``error`` (the backend failed for this sample; ``error``
     says why; nothing is lost silently).
+
+    SMC decoding (``Sampling.particles``) adds diagnostics: ``log_evidence``, the log of the particles' mean final
+    weight, an estimate of log P(the model's reply, within ``max_tokens``, is in the grammar) (None when no
+    particle finished, or without SMC), and ``particles_finished``, how many particles ended by themselves.
     """
 
     text: str
@@ -126,6 +150,8 @@ class Completion:
     constrained: bool = False
     error: str | None = None
     replaced: int = 0  # lone surrogates in the model's text, replaced by U+FFFD where it entered (text.scrub)
+    log_evidence: float | None = None  # SMC only (Sampling.particles)
+    particles_finished: int = 0  # SMC only
 
     def __post_init__(self) -> None:
         # every backend's text passes here, and so does a cached one: nothing unencodable reaches a record
