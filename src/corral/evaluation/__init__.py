@@ -6,7 +6,15 @@ from ._fingerprint import grammar_fingerprint
 from ._metrics import pass_at_k, summarize
 from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
 from ._report import write_report
-from ._runner import CONSTRAINED_REPEAT_LIMIT, default_repeat_limit, default_run_dir, evaluate, plan_config
+from ._runner import (
+    CONSTRAINED_REPEAT_LIMIT,
+    default_repeat_limit,
+    default_run_dir,
+    evaluate,
+    plan_config,
+    read_runtimes,
+    rejudge,
+)
 
 __all__ = [
     "CONFIG_FILE",
@@ -25,6 +33,8 @@ __all__ = [
     "plan_config",
     "read_config",
     "read_records",
+    "read_runtimes",
+    "rejudge",
     "summarize",
     "write_report",
 ]
