@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
+from corral.training._compare import recompute_row
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")
@@ -72,6 +73,7 @@ def test_rl_trains_saves_resumes_and_is_evaluated(tmp_path):
     assert "| base | free | 1 |" in report and "| rl-tst (rl) | free | 1 |" in report
     rows = json.loads((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
     assert {row["model"] for row in rows} == {"base", "rl-tst (rl)"}
+    assert all(len(row["outputs"]) == row["n"] == 1 and recompute_row(row) == row for row in rows)
 
 
 @pytest.mark.model

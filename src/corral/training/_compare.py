@@ -5,7 +5,12 @@ Every model is run by the transformers backend (the base as its plain fp32 check
 adapter), greedy, so the only difference between columns is the training. Error bars are 95% bootstrap
 intervals over held-out instances (1,000 resamples, seeded), since a CPU run has one seed per method; the
 "format met, quality 0" column counts outputs that pass the checker with a quality of zero (ReFF's reward
-hacking, Figure 4).
+hacking, Figure 4). FFR counts passes *as written* (``SampleRecord.passed_as_written``): an output cut off at its
+budget, closed by the runner or not, is not the model's pass.
+
+``comparison.json`` keeps, beside each row's aggregates, its per-instance held-out outputs (``outputs``: instance,
+output, verdict, quality) and the quality metric it reads, so every figure can be recomputed from the file alone
+(``recompute_row``).
 """
 
 from __future__ import annotations
@@ -99,15 +104,41 @@ def _label(run: Path, config: TrainConfig) -> str:
 
 
 def _row(label: str, part: TaskPart, decoding: str, records: Sequence[Any]) -> dict[str, Any]:
-    passed = [float(r.passed) for r in records]
-    qualities = [quality_value(r.quality, part.spec.quality_metric) for r in records]
+    return comparison_row(label, part.key, decoding, [held_out_output(r) for r in records],
+                          part.spec.quality_metric)
+
+
+def held_out_output(record: Any) -> dict[str, Any]:
+    """What ``comparison.json`` keeps of one held-out record: the output, its verdict and its quality."""
+    return {"instance": record.instance, "output": record.output, "answer": record.answer,
+            "finish_reason": record.finish_reason, "appended": record.appended, "passed": record.passed,
+            "written_passed": record.written_passed, "passed_as_written": record.passed_as_written,
+            "score": record.score, "violations": [dict(v) for v in record.violations],
+            "quality": dict(record.quality)}
+
+
+def comparison_row(label: str, task: str, decoding: str, outputs: Sequence[dict[str, Any]],
+                   quality_metric: str | None) -> dict[str, Any]:
+    """One row of the comparison: aggregates over ``outputs`` (``held_out_output``), with the outputs kept.
+    FFR and "format met, quality 0" count passes as written."""
+    passed = [float(o["passed_as_written"]) for o in outputs]
+    qualities = [quality_value(o["quality"], quality_metric) for o in outputs]
     known = [q for q in qualities if q is not None]
-    hacked = sum(1 for r, q in zip(records, qualities, strict=True) if r.passed and q is not None and q <= 0.0)
-    return {"model": label, "task": part.key, "decoding": decoding, "n": len(records),
+    hacked = sum(1 for o, q in zip(outputs, qualities, strict=True)
+                 if o["passed_as_written"] and q is not None and q <= 0.0)
+    return {"model": label, "task": task, "decoding": decoding, "n": len(outputs),
             "ffr": _mean(passed), "ffr_ci": bootstrap(passed),
             "quality": _mean(known) if known else None, "quality_ci": bootstrap(known) if known else None,
             "passed_quality_zero": hacked if known else None,
-            "truncated": sum(r.finish_reason == "length" for r in records)}
+            "truncated": sum(o["finish_reason"] == "length" for o in outputs),
+            "closed": sum(bool(o["appended"]) for o in outputs),
+            "quality_metric": quality_metric, "outputs": list(outputs)}
+
+
+def recompute_row(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (as read back from ``comparison.json``) recomputed from its kept outputs."""
+    fresh = comparison_row(row["model"], row["task"], row["decoding"], row["outputs"], row["quality_metric"])
+    return json.loads(json.dumps(fresh))  # tuples as lists, as in the file
 
 
 def bootstrap(values: Sequence[float], resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float]:
@@ -127,9 +158,11 @@ def _markdown(rows: list[dict[str, Any]], models: list[tuple[str, str]], config:
               runs: Sequence[Path]) -> str:
     lines = ["# Training: before and after", "",
              "Held-out instances (never trained on), first attempt, greedy, transformers backend. "
-             "± gives the 95% bootstrap interval over instances (1,000 resamples). Quality is the task's own metric "
-             "scaled to [0, 1]; \"format met, quality 0\" counts passing outputs with zero quality (reward "
-             "hacking).", "", "Models: " + "; ".join(f"**{label}** = `{path}`" for label, path in models), ""]
+             "FFR counts passes as written (an output cut off at its budget, closed or not, is no pass). ± gives the "
+             "95% bootstrap interval over instances (1,000 resamples). Quality is the task's own metric scaled to "
+             "[0, 1]; \"format met, quality 0\" counts passing outputs with zero quality (reward hacking). "
+             "comparison.json keeps every held-out output with its verdict and quality.", "",
+             "Models: " + "; ".join(f"**{label}** = `{path}`" for label, path in models), ""]
     for task in dict.fromkeys(row["task"] for row in rows):
         lines += [f"## {task}", "", "| model | decoding | n | FFR | quality | format met, quality 0 | truncated |",
                   "|---|---|---:|---:|---:|---:|---:|"]
