@@ -132,6 +132,9 @@ class SmcContext:
         self.memory = llama_cpp.llama_get_memory(self.context.ctx)
         self.n_batch = max(int(params.n_batch), particles)
         self.batch = _internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
+        self._prompt: tuple[int, ...] = ()  # the last prompt: its KV state (sequence 0) and its last logits
+        self._state: ctypes.Array | None = None
+        self._row: np.ndarray | None = None
 
     def fits(self, particles: int, cells: int) -> bool:
         return self.particles == particles and self.cells >= cells
@@ -152,10 +155,30 @@ class SmcContext:
 
         return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.context.ctx, i), shape=(n_vocab,))
 
-    def clear(self) -> None:
+    def start(self, prompt: list[int], n_vocab: int) -> np.ndarray:
+        """An empty context holding ``prompt`` in sequence 0; the logits after it (a copy).
+
+        The prompt's KV state is kept and restored when the next request has the same prompt (a request's n
+        samples, a feedback round's retries): restoring into a cleared context lays the cells out as decoding
+        would, with the same bytes, so every later logit is the same as after a fresh decode and the same request
+        gives the same output whatever ran before it. A prompt costs about 15 decoding steps of one particle."""
         import llama_cpp
 
         llama_cpp.llama_memory_clear(self.memory, True)
+        key = tuple(prompt)
+        if key == self._prompt and self._state is not None and self._row is not None:
+            if llama_cpp.llama_state_seq_set_data(self.context.ctx, self._state, len(self._state), 0):
+                return self._row
+            llama_cpp.llama_memory_clear(self.memory, True)
+        for start in range(0, len(prompt), self.n_batch):
+            chunk = prompt[start:start + self.n_batch]
+            self.decode([(token, start + i, 0, start + i == len(prompt) - 1) for i, token in enumerate(chunk)])
+        self._row = self.logits(-1, n_vocab).copy()
+        size = llama_cpp.llama_state_seq_get_size(self.context.ctx, 0)
+        state = (ctypes.c_uint8 * size)()
+        kept = llama_cpp.llama_state_seq_get_data(self.context.ctx, state, size, 0) == size
+        self._prompt, self._state = (key, state) if kept else ((), None)
+        return self._row
 
     def copy_sequence(self, source: int, target: int) -> None:
         import llama_cpp
@@ -193,19 +216,16 @@ def smc_sample(model: LlamaCppModel, request: Request, prompt: list[int], steps:
                       [], bytearray())
     particles = [first] + [first.copy() for _ in range(n - 1)]
 
-    smc.clear()
-    for start in range(0, len(prompt), smc.n_batch):
-        chunk = prompt[start:start + smc.n_batch]
-        smc.decode([(token, start + i, 0, start + i == len(prompt) - 1) for i, token in enumerate(chunk)])
+    first_row = smc.start(prompt, n_vocab)
     for k in range(1, n):
         smc.copy_sequence(0, k)
-    rows = dict.fromkeys(range(n), -1)  # particle -> its row in the last batch (all share the prompt's last)
+    rows: dict[int, int] | None = None  # particle -> its row in the last batch (None: the prompt's last logits)
 
     for step in range(steps):
         for k, particle in enumerate(particles):
             if particle.live:
-                _advance(particle, smc.logits(rows[k], n_vocab), factory, words, temperature, rng, vocab, stops,
-                         llama_cpp)
+                row = first_row if rows is None else smc.logits(rows[k], n_vocab)
+                _advance(particle, row, factory, words, temperature, rng, vocab, stops, llama_cpp)
         live = [k for k, p in enumerate(particles) if p.live]
         if not live or step == steps - 1:
             break
