@@ -2,7 +2,8 @@
 the grammar (``Sampling.particles``) on COLLIE-v1 prompts, with free decoding for reference, on the bundled
 SmolLM2-135M-Instruct (llamacpp), measured in one run.
 
-    python benchmarks/smc_sampling.py [--per-structure 3] [--structures c01,c07] [--particles 4 8] [--plain]
+    python benchmarks/smc_sampling.py [--per-structure 3] [--structures c01,c07] [--particles 4 8]
+                                      [--methods free,greedy,smc,plain,free-t1]
 
 The instances are those ``corral eval collie --limit structure=N`` runs (``corral.tasks.select`` with
 ``per_group=("structure", N)``); each is decoded from the task's own chat (``task.template.messages``) with its
@@ -11,7 +12,9 @@ grammar (``task.grammar``), its ``max_tokens`` and the runner's repeat limit for
 - free: greedy, no grammar (the reference for NLL/token);
 - greedy masked: temperature 0 under the grammar (today's constrained decoding);
 - SMC K: K particles at temperature 1 (seed 0);
-- plain masked T 1 (``--plain``): temperature-1 sampling under the mask, the proposal SMC corrects.
+- plain masked T 1 (``plain``): temperature-1 sampling under the mask, the proposal SMC corrects;
+- free T 1 (``free-t1``): temperature-1 sampling with no grammar (seed 0), the reference for a sampler: a draw
+  from the model's own distribution has an NLL/token near the model's entropy, well above greedy decoding's.
 
 "Passed as written" counts the outputs that ended by themselves (finish ``stop``) and pass the checker
 (``task.check(instance, task.answer(text))``), over the instances whose constraint compiles to a grammar.
@@ -40,7 +43,8 @@ def main() -> None:
     parser.add_argument("--per-structure", type=int, default=3)
     parser.add_argument("--structures", default="", help="COLLIE codes to keep (c01,c07,...); default all")
     parser.add_argument("--particles", type=int, nargs="+", default=[4, 8])
-    parser.add_argument("--plain", action="store_true", help="also plain masked sampling at temperature 1")
+    parser.add_argument("--methods", default="free,greedy,smc",
+                        help="which of free, greedy, smc, plain, free-t1 to run (free is the NLL reference)")
     parser.add_argument("--repeat-limit", type=int, default=CONSTRAINED_REPEAT_LIMIT)
     parser.add_argument("--out", type=Path, help="write every output as JSONL here")
     args = parser.parse_args()
@@ -65,12 +69,21 @@ def main() -> None:
     def sampling(inst, **options) -> Sampling:
         return Sampling(max_tokens=inst.max_tokens, stop=task.stop, seed=0, **options)
 
-    methods = [("free (greedy, no grammar)", lambda i: request(i, sampling(i), constrained=False)),
-               ("greedy masked", lambda i: request(i, sampling(i, repeat_limit=args.repeat_limit))),
-               *((f"SMC K={k} (T 1)", lambda i, k=k: request(i, sampling(i, temperature=1.0, particles=k,
-                                                                           repeat_limit=args.repeat_limit)))
-                 for k in args.particles)]
-    if args.plain:
+    wanted = set(args.methods.split(","))
+    if unknown := wanted - {"free", "greedy", "smc", "plain", "free-t1"}:
+        parser.error(f"unknown methods {sorted(unknown)}")
+    wanted.add("free")
+    methods = [("free (greedy, no grammar)", lambda i: request(i, sampling(i), constrained=False))]
+    if "free-t1" in wanted:
+        methods.append(("free (T 1, no grammar)", lambda i: request(i, sampling(i, temperature=1.0),
+                                                                    constrained=False)))
+    if "greedy" in wanted:
+        methods.append(("greedy masked", lambda i: request(i, sampling(i, repeat_limit=args.repeat_limit))))
+    if "smc" in wanted:
+        methods += [(f"SMC K={k} (T 1)", lambda i, k=k: request(i, sampling(i, temperature=1.0, particles=k,
+                                                                              repeat_limit=args.repeat_limit)))
+                    for k in args.particles]
+    if "plain" in wanted:
         methods.append(("plain masked (T 1)", lambda i: request(i, sampling(i, temperature=1.0,
                                                                             repeat_limit=args.repeat_limit))))
 
@@ -119,13 +132,13 @@ def main() -> None:
           f"{', ' + args.structures if args.structures else ''}), bundled SmolLM2-135M-Instruct on {runtime}, "
           f"repeat limit {args.repeat_limit}\n")
     free = statistics.fmean(results[methods[0][0]]["nll"])
-    greedy = results["greedy masked"]["seconds"]
+    greedy = results["greedy masked"]["seconds"] if "greedy masked" in results else float("nan")
     print("| decoding | passed as written | finished (stop) | NLL/token (free model) | × free's NLL | tokens | "
           "time | time / greedy masked | masks (p50 µs) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         nll = statistics.fmean(r["nll"]) if r["nll"] else float("nan")
-        constrained = name != methods[0][0]
+        constrained = "no grammar" not in name
         passed = f"{r['passed']}/{r['n']} ({100 * r['passed'] / r['n']:.1f}%)" if constrained else "—"
         masks = f"{r['masks']} ({r['mask_p50_us']:.0f})" if r["mask_p50_us"] is not None else "—"
         print(f"| {name} | {passed} | {r['stopped']}/{r['n']} | {nll:.3f} | {nll / free:.2f}× | {r['tokens']} "
