@@ -106,27 +106,6 @@ def _pick(draw, tokens: tuple[Token, ...], most: int, in_a_row: int = 2) -> list
     return out
 
 
-def _keep_runs(tokens: list[Token], run: str | None) -> list[Token]:
-    """``tokens`` with each run of non-word tokens cut to what ``run`` (the lexicon's closer run, a terminal
-    expression) allows: its first token, or none."""
-    if run is None:
-        return tokens
-    allowed = re.compile(run.strip("/"))
-    out: list[Token] = []
-    pending: list[Token] = []
-    for token in [*tokens, None]:
-        if token is not None and token.value is None:
-            pending.append(token)
-            continue
-        if pending and not allowed.fullmatch("".join(t.text for t in pending)):
-            pending = pending[:1] if allowed.fullmatch(pending[0].text) else []
-        out += pending
-        pending = []
-        if token is not None:
-            out.append(token)
-    return out
-
-
 @st.composite
 def _chunk(draw, lex: Lexicon, first: bool, last: bool, whole: bool = False) -> tuple[str, list[str]]:
     """One chunk and the words the model says it makes (``whole``: of a text that is one sentence)."""
@@ -173,8 +152,7 @@ def _chunk(draw, lex: Lexicon, first: bool, last: bool, whole: bool = False) -> 
             values += [token.value] if token.value else []
     if whole and lex.whole_text and not last and draw(st.integers(0, 3)) == 0:
         return text + ".", values  # To Mr. Hector
-    run = (lex.final_closer_run or lex.closer_run) if last else lex.closer_run
-    for token in [] if last and initial else _keep_runs(_pick(draw, lex.closers, lex.max_closers), run):
+    for token in [] if last and initial else _pick(draw, lex.closers, lex.max_closers):
         text += token.text
         values += [token.value] if token.value else []
     if last and initial:  # a bare final mark after an initial's word
@@ -374,19 +352,3 @@ def test_a_period_after_a_word_stays_inside_a_one_sentence_text():
     assert accepts(grammar, "Mr. Smith left.")
     assert not accepts(grammar, "Mr Smith left..")
     assert not accepts(grammar, 'Mr Smith left..")')
-
-
-# Junk a small model wrote under the earlier shape (docs/results/collie-smollm2*/constrained): refused now, while
-# the human forms beside each stay in (benchmarks/collie_grammar_precision.py measures the rest).
-@pytest.mark.parametrize(("junk", "human"), [
-    ("It was 0)) and more.", "It was (see below) and more."),               # two closing brackets
-    ("Its capacity XPCC)).", "The rate reached 100%)."),                     # two brackets before the mark
-    ("He was positive,.", "It collided with its vessel, ."),                # a comma before the final mark
-    ("He said the,, so.", "He said the, so."),                              # two commas
-    ("It was students;; then.", "It was (see below); then."),               # two semicolons
-    ("It was (the);.", "It was 5%)."),                                       # a semicolon before the mark
-    ("It was financial,).) now.", "It was (financial), now."),              # a comma before a bracket
-])
-def test_junk_is_refused_and_the_human_form_kept(junk, human):
-    assert not accepts(_shape("collie-v1", one_sentence=True), junk)
-    assert accepts(_shape("collie-v1", one_sentence=True), human)

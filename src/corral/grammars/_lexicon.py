@@ -122,11 +122,6 @@ class Lexicon:
         whole_text: in a text that is one sentence and whose constraint counts no sentences, a word may end in a
             period inside it (``To Mr. Hector``) and its last word may be any word: the profile's words are the
             same wherever its sentence splitter breaks (Treebank drops the period either way: ``Mr``).
-        closer_run: what a run of closers that make no word may be (a terminal expression), between the
-            word-making ones (None: any two in a row). Bounded to the pairs English writes (``),``, ``%)``): a
-            model under a mask otherwise walks into ``0))``, ``the,,`` or ``),)``.
-        final_closer_run: the same before a sentence's final mark (None: as ``closer_run``): no comma, semicolon
-            or colon there (``positive,.``, ``the;.``).
     """
 
     profile: str
@@ -151,8 +146,6 @@ class Lexicon:
     dotted_last: bool = False
     text_ends: tuple[Token, ...] = ()
     whole_text: bool = False
-    closer_run: str | None = None
-    final_closer_run: str | None = None
 
     @property
     def fixed_values(self) -> frozenset[str]:
@@ -200,7 +193,6 @@ _APOSTROPHE_ENDINGS = ("'s", "'S", "'m", "'M", "'d", "'D", "'ll", "'LL", "'re", 
 _CURLY_ENDINGS = ("s", "m", "d", "ll", "re", "ve")
 
 _NOT_ALNUM = f"[^{ALNUM}]"
-
 _COLLIE_WORD = "(" + " & ".join([
     # a currency sign Treebank keeps on its number (£80,000, €5.5; "$" it splits off: ``signs``)
     f"(({_segment('/-', chr(39))}) | ({rx('[£€¥]')} (({_segment('/-')}) & {rx('[0-9].*')})))",
@@ -236,9 +228,7 @@ COLLIE_V1 = Lexicon(
     # "()": emptied brackets, as in Wikipedia texts stripped of their foreign names ("Pringle Bay () is")
     alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&"), Token("()"), Token("/")),
     # " .": a final period after a space (a number removed before it: "reached about .")
-    # ", .": the same after a comma (a name removed: "collided with its refueling vessel, ."), which no closer run
-    # before a final mark holds
-    ends=(Token("."), Token("!"), Token("?"), Token(" ."), Token(", .")),
+    ends=(Token("."), Token("!"), Token("?"), Token(" .")),
     after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")"), Token("'")),
     # one or two spaces between words (Treebank and Punkt read both alike; not a no-break space: Treebank reads a
     # '"' after one as a closing quote)
@@ -257,10 +247,6 @@ COLLIE_V1 = Lexicon(
     dotted_last=True,
     text_ends=(Token(":"),),
     whole_text=True,
-    # a percent sign, one closing bracket, one comma-like mark, in that order ("5%),", "(see below);"): never two
-    # brackets ("0))": a bracket pair is beyond a chunk, so one closer per chunk) nor two commas ("the,,")
-    closer_run=rx("%?[)\\]]?(,|;|:| ,|,'|;')?"),
-    final_closer_run=rx("%?[)\\]]?"),
 )
 
 # A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).
