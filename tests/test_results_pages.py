@@ -7,16 +7,22 @@ report.md made by ``corral report`` must equal the report remade from its runs b
 
 Reports recorded with ``--recheck`` are remade here without it: the script writes the rejudged verdicts into
 those runs' records, which ``test_rechecked_records_are_judged_as_today`` checks on the runs cheap to rejudge (the
-concode pairs take minutes).
+concode pairs take minutes). Only the Markdown is compared: the charts are drawn but not rasterized (time).
+
+``train-smollm2`` is made by ``corral train compare``, not ``corral report``: its report.md tables and README
+figures must be those of comparison.json's rows, and a row that keeps its held-out outputs must be recomputable from
+them (``recompute_row``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
 from scripts.remake_results import (
     NOT_CORRAL_REPORT,
     RESULTS,
@@ -42,6 +48,12 @@ def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # reports name their runs by paths relative to the repository root
 
 
+@pytest.fixture
+def no_png(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Charts are laid out but not written: the test compares Markdown only, and rasterizing is most of the time."""
+    monkeypatch.setattr(Figure, "savefig", lambda self, *args, **kwargs: None)
+
+
 def _id(run: str) -> str:
     return str(Path(run).relative_to(ROOT / RESULTS))
 
@@ -62,7 +74,7 @@ def test_every_report_page_has_its_command() -> None:
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[str(c.out.relative_to(RESULTS)) for c in COMMANDS])
-def test_report_is_remade_from_its_runs(command: ReportCommand, tmp_path: Path) -> None:
+def test_report_is_remade_from_its_runs(command: ReportCommand, tmp_path: Path, no_png: None) -> None:
     stored = (command.out / "report.md").read_text(encoding="utf-8")
     fresh = ReportCommand(command.runs, command.out, recheck=False).write(tmp_path)  # rechecked runs: see above
     assert fresh.read_text(encoding="utf-8") == stored, \
@@ -80,7 +92,7 @@ def test_rechecked_records_are_judged_as_today() -> None:
         assert rejudge(read_config(run), records) == records, f"{run}: python scripts/remake_results.py"
 
 
-def test_a_corrupted_run_is_caught(tmp_path: Path) -> None:
+def test_a_corrupted_run_is_caught(tmp_path: Path, no_png: None) -> None:
     """The checks above can fail: one verdict flipped in a copy of a run moves its summary and its report."""
     source = RESULTS / "clamp-smollm2" / "constituency" / "constrained"
     run = tmp_path / "constrained"
@@ -97,3 +109,79 @@ def test_a_corrupted_run_is_caught(tmp_path: Path) -> None:
     original = ReportCommand((source,), tmp_path, recheck=False).write(tmp_path / "original")
     changed = report.read_text(encoding="utf-8").replace(str(run), str(source))
     assert changed != original.read_text(encoding="utf-8")
+
+
+# --- train-smollm2: corral train compare's page ----------------------------------------------------------------------
+
+TRAIN = ROOT / RESULTS / "train-smollm2"
+README_MODELS = {"base": "base", "**RL (ReFF-tst, 123 steps)**": "rl-tst (rl)",
+                 "SFT on references (206 steps)": "sft (sft)",
+                 "constrained self-distillation (132 steps)": "distill (distill)"}
+
+
+def _comparison() -> list[dict]:
+    return json.loads((TRAIN / "comparison.json").read_text(encoding="utf-8"))
+
+
+def _row(rows: list[dict], model: str, task: str, decoding: str = "free") -> dict:
+    return next(r for r in rows if (r["model"], r["task"], r["decoding"]) == (model, task, decoding))
+
+
+def test_training_report_tables_are_made_from_comparison_json() -> None:
+    """Everything from the Models line on is what ``corral train compare`` writes for comparison.json's rows (the
+    paragraph above it is the wording of the version that made the page)."""
+    from corral.training._compare import _markdown
+
+    stored = (TRAIN / "report.md").read_text(encoding="utf-8")
+    models_line = next(line for line in stored.splitlines() if line.startswith("Models: "))
+    models = re.findall(r"\*\*(.+?)\*\* = `(.+?)`", models_line)
+    runs = re.findall(r"`(.+?)`", next(line for line in stored.splitlines() if line.startswith("Runs: ")))
+    fresh = _markdown(_comparison(), models, None, [Path(run) for run in runs])  # type: ignore[arg-type]
+    tail = stored[stored.index("Models: "):]
+    assert fresh[fresh.index("Models: "):] == tail
+
+
+def test_training_readme_figures_are_comparison_json_figures() -> None:
+    rows = _comparison()
+    lines = [line for line in (TRAIN / "README.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("| ") and line.split("|")[1].strip() in README_MODELS]
+    assert len(lines) == len(README_MODELS)
+    for line in lines:
+        cells = [cell.strip() for cell in line.split("|")[1:-1]]
+        model = README_MODELS[cells[0]]
+        eqa, sent04 = _row(rows, model, "formatbench:eqa"), _row(rows, model, "collie:sent04")
+
+        def ffr(row: dict) -> str:
+            low, high = row["ffr_ci"]
+            return f"{100 * row['ffr']:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+        plain = [cell.replace("**", "") for cell in cells[1:]]
+        assert plain == [ffr(eqa), f"{eqa['quality']:.3f}", str(eqa["passed_quality_zero"]), ffr(sent04)], line
+
+
+def test_training_rows_with_outputs_are_recomputed_from_them() -> None:
+    from corral.training._compare import recompute_row
+
+    for row in _comparison():
+        if "outputs" in row:
+            assert recompute_row(row) == row, f"{row['model']} {row['task']} {row['decoding']}"
+
+
+@pytest.mark.xfail(strict=True, reason="comparison.json predates compare keeping its held-out outputs; remaking it "
+                                       "needs the training runs, which are not kept (train-smollm2/README.md)")
+def test_training_comparison_keeps_its_held_out_outputs() -> None:
+    assert all(len(row.get("outputs", ())) == row["n"] for row in _comparison())
+
+
+def test_a_corrupted_training_page_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The training checks can fail: one figure edited in a copy of comparison.json breaks the report and README."""
+    copy = tmp_path / "train-smollm2"
+    shutil.copytree(TRAIN, copy, ignore=shutil.ignore_patterns("*.png", "*.jsonl"))
+    rows = json.loads((copy / "comparison.json").read_text(encoding="utf-8"))
+    _row(rows, "rl-tst (rl)", "collie:sent04")["ffr"] = 0.8
+    (copy / "comparison.json").write_text(json.dumps(rows), encoding="utf-8")
+    monkeypatch.setitem(globals(), "TRAIN", copy)
+    with pytest.raises(AssertionError):
+        test_training_report_tables_are_made_from_comparison_json()
+    with pytest.raises(AssertionError):
+        test_training_readme_figures_are_comparison_json_figures()
