@@ -18,7 +18,8 @@ each keeping the live particles' mean weight, so the population's total weight, 
 unchanged. End of turn is allowed only where the grammar accepts; a particle that draws it is finished and kept
 frozen with its weight. At the end one finished particle is drawn in proportion to its weight.
 
-The live particles decode in one llama.cpp batch per step, each in its own sequence of a separate context
+The live particles decode in one llama.cpp batch per step (particles with the same output so far once, the
+copy then shared), each in its own sequence of a separate context
 (non-unified KV: one stream per particle, so each particle's attention covers only its own cells and its logits
 equal a lone sequence's). The prompt is decoded once for sequence 0 and copied to the others; resampling copies a
 parent's sequence onto the child's. The default decoding path and its context are untouched: the SMC context is
@@ -230,9 +231,7 @@ def smc_sample(model: LlamaCppModel, request: Request, prompt: list[int], steps:
         if not live or step == steps - 1:
             break
         _resample(particles, live, smc, rng)
-        entries = [(particles[k].tokens[-1], len(prompt) + len(particles[k].tokens) - 1, k, True) for k in live]
-        smc.decode(entries)
-        rows = {k: i for i, k in enumerate(live)}
+        rows = _decode_distinct(particles, live, smc, len(prompt))
 
     finished = [k for k, p in enumerate(particles) if p.finished and math.isfinite(p.log_weight)]
     evidence = None
@@ -306,6 +305,32 @@ def _advance(particle: _Particle, row: np.ndarray, factory, words: np.ndarray, t
         if found:
             del particle.pieces[min(found):]
             particle.finished = True
+
+
+def _decode_distinct(particles: list[_Particle], live: list[int], smc: SmcContext, offset: int) -> dict[int, int]:
+    """Decode each live particle's last token, once per distinct output: particles with the same tokens (copies
+    of one parent after resampling that drew the same token, or several first draws of one token) have the same
+    KV state and logits, so one of them is decoded and its sequence copied over the others'. On a CPU a batch
+    costs about as much per token as lone steps, so this saves whole tokens of compute where the model is sure
+    (a copy of a KV stream is a memcpy). llama.cpp applies queued copies in order, so a copy made here and one
+    made by the next resampling from the same slot compose. Returns each live particle's row in the batch."""
+    entries: list[tuple[int, int, int, bool]] = []
+    rows: dict[int, int] = {}
+    first_of: dict[tuple[int, ...], int] = {}
+    twins: list[tuple[int, int]] = []
+    for k in live:
+        tokens = particles[k].tokens
+        source = first_of.setdefault(tuple(tokens), k)
+        if source != k:
+            twins.append((source, k))
+            continue
+        rows[k] = len(entries)
+        entries.append((tokens[-1], offset + len(tokens) - 1, k, True))
+    smc.decode(entries)
+    for source, k in twins:
+        smc.copy_sequence(source, k)
+        rows[k] = rows[source]
+    return rows
 
 
 def _resample(particles: list[_Particle], live: list[int], smc: SmcContext, rng: np.random.Generator) -> None:
