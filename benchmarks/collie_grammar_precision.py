@@ -23,7 +23,10 @@ allowed, else as the uniform walk), which writes word-length runs as a model doe
 
 *Structural* is (b)-(e) together: the shape's precision headline. The same tests run over the real constrained
 outputs (``--records``) and over COLLIE-v1's human examples (every one of the 2,080: the tests must pass nearly
-all human text). Deterministic: the instances are the first of each structure, the walks are seeded.
+all human text); a constrained output whose instance is among those compiled here is also fed to today's grammar
+(still allowed: the whole output, or its start where it was cut at its token budget), so a shape change shows
+which junk the model could no longer write. Deterministic: the instances are the first of each structure, the
+walks are seeded.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from corral.grammars import sample
-from corral.grammars._sample import EOS, random_walk
+from corral.grammars._sample import EOS, _matcher, random_walk
 from corral.tasks import get_task
 
 RECORDS = ("docs/results/collie-smollm2-main/constrained/records.jsonl",
@@ -116,6 +119,13 @@ def verdicts(text: str) -> dict[str, bool]:
     return found
 
 
+def allowed_prefix(grammar, text: str) -> bool:
+    """Whether ``grammar`` still lets a decoder write ``text`` (as the whole text or its start: an output cut at
+    its token budget is a prefix)."""
+    data = text.encode()
+    return _matcher(grammar).try_consume_tokens(list(data)) == len(data)
+
+
 def letter_walk(seed: int, letters: float, stop: float = 0.15) -> Callable[[list[int]], int]:
     """``random_walk`` with a bias: a lowercase ASCII letter with probability ``letters`` wherever one is allowed."""
     rng = random.Random(seed)
@@ -177,6 +187,7 @@ def main() -> None:
     tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
     drawn = sound = lost = failed_compile = 0
     unsound: list[str] = []
+    compiled: dict[str, object] = {}
     for structure in sorted(chosen):
         for index, inst in enumerate(chosen[structure]):
             try:
@@ -188,6 +199,7 @@ def main() -> None:
             if grammar is None:
                 failed_compile += 1
                 continue
+            compiled[inst.id] = grammar
             for walk_name, make in walks.items():
                 for k in range(args.samples):
                     seed = args.seed * 1_000_003 + index * 1_000 + k
@@ -219,13 +231,31 @@ def main() -> None:
         human.add(inst.reference)
     print(human.row("COLLIE-v1 human examples"))
     model: dict[str, Tally] = {}
+    still: dict[str, Counter[str]] = {}
     for path in args.records:
         tally = model[path] = Tally()
+        kept = Counter()
         for line in Path(path).read_text().splitlines():
             record = json.loads(line)
             if record.get("decoding") == "constrained" and record.get("output"):
-                tally.add(record["output"])
+                output = record["output"]
+                tally.add(output)
+                grammar = compiled.get(record.get("instance", ""))
+                if grammar is not None:  # does today's grammar still let a decoder write it?
+                    junk = not verdicts(output)["structural"]
+                    kept["outputs"] += 1
+                    kept["junk"] += junk
+                    if allowed_prefix(grammar, output):
+                        kept["allowed"] += 1
+                        kept["junk allowed"] += junk
+        still[path] = kept
         print(tally.row(f"constrained outputs, `{Path(path).parent.parent.name}`"))
+    print("\nconstrained outputs whose instance was compiled here, written again under today's grammars (the whole "
+          "output, or its start where it was cut at its budget):\n")
+    print("| records | outputs | still allowed | failing (b)-(e) | of those, still allowed |\n|---|---|---|---|---|")
+    for path, kept in still.items():
+        print(f"| `{Path(path).parent.parent.name}` | {kept['outputs']} | {kept['allowed']} | {kept['junk']} | "
+              f"{kept['junk allowed']} |")
     if args.examples:
         print("\nfailing texts (first of each test):")
         for name in (*TESTS,):
