@@ -352,7 +352,7 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
                      top_p=1.0 if smc else sampling.top_p,
                      max_tokens=sampling.max_tokens or item.instance.max_tokens, stop=task.stop,
                      seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round,
-                     repeat_limit=sampling.repeat_limit or 0, **({"particles": config.particles} if smc else {})),
+                     repeat_limit=sampling.repeat_limit or 0, particles=config.particles if smc else 0),
             grammar))
         fallbacks.append(reason)
 
