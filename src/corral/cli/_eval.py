@@ -10,6 +10,9 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from corral.evaluation import CLOSE_LIMIT
+from corral.models import MAX_PARTICLES
+
 from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
 
@@ -53,7 +56,7 @@ def eval_command(
     particles: Annotated[int, typer.Option(help="smc: particles per sample.")] = 8,
     close_limit: Annotated[int, typer.Option(
         help="Constrained: the most characters the grammar's shortest completion may add to an output cut off at "
-             "its token budget (0: never close). A closed output never counts as passed as written.")] = 24,
+             "its token budget (0: never close). A closed output never counts as passed as written.")] = CLOSE_LIMIT,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     report: Annotated[bool, typer.Option(help="Write report.md and plots when done.")] = True,
@@ -81,8 +84,8 @@ def eval_command(
         raise _fail(f"--strategy {strategy} decodes constrained samples: use it with --decoding constrained or both")
     if rerank_k < 1 or rerank_temperature <= 0:
         raise _fail(f"--rerank-k must be >= 1 and --rerank-temperature > 0 (got {rerank_k} and {rerank_temperature})")
-    if not 2 <= particles <= 64:
-        raise _fail(f"--particles must be in 2..64 (got {particles})")
+    if not 2 <= particles <= MAX_PARTICLES:
+        raise _fail(f"--particles must be in 2..{MAX_PARTICLES} (got {particles})")
     if not 0 <= close_limit <= 10_000:
         raise _fail(f"--close-limit must be in 0..10000 (got {close_limit})")
     strategies = {mode: strategy if mode == "constrained" else "greedy" for mode in modes}

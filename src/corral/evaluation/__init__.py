@@ -4,7 +4,16 @@ the shared response cache, metrics (success, pass@k, per round) and reports."""
 from ._cache import ResponseCache, default_cache_path
 from ._fingerprint import grammar_fingerprint
 from ._metrics import pass_at_k, summarize
-from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, SamplingConfig, read_config, read_records
+from ._records import (
+    CLOSE_LIMIT,
+    CONFIG_FILE,
+    RunConfig,
+    RunError,
+    SampleRecord,
+    SamplingConfig,
+    read_config,
+    read_records,
+)
 from ._report import write_report
 from ._runner import (
     CONSTRAINED_REPEAT_LIMIT,
@@ -17,6 +26,7 @@ from ._runner import (
 )
 
 __all__ = [
+    "CLOSE_LIMIT",
     "CONFIG_FILE",
     "CONSTRAINED_REPEAT_LIMIT",
     "ResponseCache",

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from corral.errors import InputError
 from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
-from corral.models import Likelihood
+from corral.models import MAX_PARTICLES, Likelihood
 from corral.verdicts import Verdict
 
 CONFIG_FILE = "config.json"
@@ -36,8 +36,6 @@ MAX_SAMPLES = 10_000
 """The most samples per instance a run may ask for (pass@k is reported for k up to the samples)."""
 MAX_ROUNDS = 100
 """The most feedback rounds a run may ask for."""
-MAX_PARTICLES = 64
-"""The most particles the ``smc`` strategy may run per sample (each holds a sequence in the model's context)."""
 MAX_CONFIG_BYTES = 64 * 2**20
 """A run's config.json larger than this is refused unread (it lists the selected instance ids)."""
 

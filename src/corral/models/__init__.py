@@ -18,11 +18,23 @@ from ._llamacpp_cpu import (
     load_backends,
 )
 from ._load import load_model, parse_spec
-from ._protocol import Completion, Likelihood, Message, Model, ModelError, Request, Sampling, Scorer, score_texts
+from ._protocol import (
+    MAX_PARTICLES,
+    Completion,
+    Likelihood,
+    Message,
+    Model,
+    ModelError,
+    Request,
+    Sampling,
+    Scorer,
+    score_texts,
+)
 from ._scripted import ScriptedModel, scripted_tokens
 from ._threads import THREADS_VARIABLE, default_threads
 
 __all__ = [
+    "MAX_PARTICLES",
     "REINSTALL",
     "THREADS_VARIABLE",
     "VARIANT_VARIABLE",

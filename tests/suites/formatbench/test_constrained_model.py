@@ -3,7 +3,9 @@
 Each instance decodes under its own grammar (no fallback). The budget is cut to 24 tokens, well below what an XDL
 document or a long parse needs, so the runner's closing of cut-off outputs is exercised too: an exact grammar's
 output passes the strict checker whether the model finished it or the grammar's completion did, and a partial
-grammar's output breaks only the rules it leaves to the checker.
+grammar's output breaks only the rules it leaves to the checker. A cut-off output whose completion is longer than
+the run's close limit (a parse must still copy the rest of its sentence) is left as the model wrote it: cut off,
+failing, and never a pass as written.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.evaluation import SamplingConfig, evaluate, read_records
+from corral.evaluation import CLOSE_LIMIT, SamplingConfig, evaluate, read_records
 from corral.suites.formatbench import TASKS
 from corral.suites.formatbench._grammars import LEFT_TO_CHECKER
 from corral.tasks import get_task
@@ -29,8 +31,12 @@ def test_every_task_decodes_under_its_own_grammar_and_passes_what_it_enforces(tm
     for record in records:
         name = record.groups["task"]
         assert record.decoding == "constrained", (name, record.fallback_reason)
+        if record.finish_reason == "length":
+            assert not record.passed_as_written, (name, record.output)
+            if not record.appended:  # its completion is over the close limit: the model's text is judged as it is
+                assert not record.passed and record.written_passed is None, (name, record.output)
+                continue
+            assert len(record.appended) <= CLOSE_LIMIT, (name, record.appended)
         broken = {violation["rule"] for violation in record.violations}
         assert broken <= set(LEFT_TO_CHECKER[name]), (name, record.output, record.feedback)
-        if record.finish_reason == "length":
-            assert record.appended, (name, record.output)  # closed by the grammar
     assert summary["counts"]["errors"] == 0
