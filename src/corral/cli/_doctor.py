@@ -41,8 +41,8 @@ def diagnose() -> tuple[dict[str, Any], str | None]:
         bundled_gguf,
         cpu_flags,
         cpu_model,
-        default_threads,
         inspect_build,
+        thread_policy,
     )
     from corral.version import __version__
 
@@ -79,9 +79,9 @@ def diagnose() -> tuple[dict[str, Any], str | None]:
     except ModelError as exc:
         facts["model"] = {"problem": str(exc)}
     try:
-        facts["threads"] = default_threads()
+        facts["threads"] = thread_policy()
     except ModelError as exc:
-        facts["threads"] = str(exc)
+        facts["threads"] = {"problem": str(exc)}
         problem = problem or str(exc)
     return facts, problem
 

@@ -31,7 +31,7 @@ from ._protocol import (
     score_texts,
 )
 from ._scripted import ScriptedModel, scripted_tokens
-from ._threads import THREADS_VARIABLE, default_threads
+from ._threads import THREADS_VARIABLE, default_threads, thread_policy
 
 __all__ = [
     "MAX_PARTICLES",
@@ -68,4 +68,5 @@ __all__ = [
     "resolve_gguf",
     "score_texts",
     "scripted_tokens",
+    "thread_policy",
 ]

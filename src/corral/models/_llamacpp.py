@@ -27,7 +27,7 @@ from ._llamacpp_cpu import cpu_model, load_backends
 from ._llamacpp_smc import PAD as SMC_PAD
 from ._llamacpp_smc import SmcContext, smc_sample
 from ._protocol import Completion, Likelihood, Message, ModelError, Request, Sampling
-from ._threads import default_threads
+from ._threads import PACE_TOKENS, ThreadGovernor
 
 
 class LlamaCppModel:
@@ -44,8 +44,10 @@ class LlamaCppModel:
             raise ModelError(f"the llamacpp backend needs llama-cpp-python: {exc}") from None
         self.runtime = f"{build.describe()}, llama-cpp-python {__version__}, on {cpu_model()}"
         self.name = model if not model.endswith(".gguf") else self.path.stem
-        # more threads than free cores makes llama.cpp's per-token barrier wait on descheduled threads
-        threads = n_threads or default_threads()
+        # more threads than free cores makes llama.cpp's per-token barrier wait on descheduled threads: the count
+        # follows the cores other processes leave free (``_pace``), unless fixed here or by CORRAL_THREADS
+        self._governor = ThreadGovernor(n_threads)
+        self.threads = threads = self._governor.threads()
         try:
             self._llama = Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
                                 verbose=False)
@@ -99,8 +101,11 @@ class LlamaCppModel:
             # a fresh context per sample: reusing a cached prompt prefix changes the logits' rounding, and with it
             # which token a seeded sampler picks, so the same request would not give the same text
             self._llama.reset()
+            self._pace()
             self._llama.eval(prompt)
-            for _ in range(min(sampling.max_tokens, room)):
+            for step in range(min(sampling.max_tokens, room)):
+                if step % PACE_TOKENS == PACE_TOKENS - 1:
+                    self._pace()
                 token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
                 refused = guard.refused() if guard is not None else set()
                 if token in refused or (mask is not None and not mask.accept(token)):
@@ -166,6 +171,7 @@ class LlamaCppModel:
         ctx, n_vocab, batch = self._llama._ctx, self._llama.n_vocab(), self._llama._batch
         self._llama.reset()  # the next sample starts from a fresh context, as _sample's own reset assumes
         ctx.kv_cache_clear()
+        self._pace()
         logprob = 0.0
         for start in range(0, len(tokens), self._llama.n_batch):
             chunk = tokens[start:start + self._llama.n_batch]
@@ -183,6 +189,18 @@ class LlamaCppModel:
         self._llama.reset()
         return Likelihood(len(reply), logprob)
 
+    def _pace(self) -> None:
+        """Give llama.cpp as many threads as the governor says the machine has free now (a cheap call). Outputs do
+        not depend on it: llama.cpp splits each op's rows among its threads, never one row's sum."""
+        import llama_cpp
+
+        threads = self._governor.threads()
+        if threads != self.threads:
+            self.threads = threads
+            llama_cpp.llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
+            if self._smc is not None:
+                llama_cpp.llama_set_n_threads(self._smc.context.ctx, threads, threads)
+
     def _smc_context(self, particles: int, cells: int) -> SmcContext:
         """A context for ``particles`` sequences of ``cells`` tokens each: the last one when it is large enough
         (the KV cells in use, not the capacity, shape llama.cpp's attention, so reuse keeps outputs the same)."""
@@ -191,7 +209,7 @@ class LlamaCppModel:
                 self._smc.close()
                 self._smc = None
             try:
-                self._smc = SmcContext(self._llama, particles, -(-cells // SMC_PAD) * SMC_PAD)
+                self._smc = SmcContext(self._llama, particles, -(-cells // SMC_PAD) * SMC_PAD, self.threads)
             except (ValueError, RuntimeError) as exc:
                 raise ModelError(f"could not make a context for {particles} SMC particles: {exc}") from None
         return self._smc

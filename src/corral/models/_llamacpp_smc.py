@@ -44,6 +44,7 @@ import numpy as np
 from corral.decoding import RepeatGuard
 
 from ._protocol import Completion, Request
+from ._threads import PACE_TOKENS
 
 if TYPE_CHECKING:
     from ._llamacpp import LlamaCppModel
@@ -78,8 +79,8 @@ def systematic_counts(weights: np.ndarray, u: float) -> np.ndarray:
     n = len(weights)
     cumulative = np.cumsum(weights)
     cumulative[-1] = 1.0  # rounding must never leave a point past the end
-    points = (u + np.arange(n)) / n
-    return np.bincount(np.searchsorted(cumulative, points, side="right"), minlength=n)[:n]
+    points = (u + np.arange(n)) / n  # the last can round to 1.0 (u just under 1): it belongs to the last particle
+    return np.bincount(np.minimum(np.searchsorted(cumulative, points, side="right"), n - 1), minlength=n)
 
 
 def parents_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -119,7 +120,7 @@ class SmcContext:
     """A llama.cpp context with one KV stream per particle, and a batch to fill by hand (``_score`` does the same on
     the default context)."""
 
-    def __init__(self, llama, particles: int, cells_per_particle: int) -> None:  # llama: llama_cpp.Llama
+    def __init__(self, llama, particles: int, cells_per_particle: int, threads: int) -> None:  # llama: Llama
         import llama_cpp
         from llama_cpp import _internals
 
@@ -128,6 +129,7 @@ class SmcContext:
         params.n_ctx = particles * cells_per_particle
         params.n_seq_max = particles
         params.kv_unified = False  # each stream attends over its own cells; logits equal a lone sequence's
+        params.n_threads = params.n_threads_batch = threads  # the model's count now (it may have changed since)
         self.particles, self.cells = particles, cells_per_particle
         self.context = _internals.LlamaContext(model=llama._model, params=params, verbose=False)
         self.memory = llama_cpp.llama_get_memory(self.context.ctx)
@@ -223,6 +225,8 @@ def smc_sample(model: LlamaCppModel, request: Request, prompt: list[int], steps:
     rows: dict[int, int] | None = None  # particle -> its row in the last batch (None: the prompt's last logits)
 
     for step in range(steps):
+        if step % PACE_TOKENS == PACE_TOKENS - 1:
+            model._pace()
         for k, particle in enumerate(particles):
             if particle.live:
                 row = first_row if rows is None else smc.logits(rows[k], n_vocab)
