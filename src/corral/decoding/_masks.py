@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from corral.grammars import Grammar, GrammarError, engine_limits
+from corral.grammars import Grammar, GrammarError, engine_limits, limits_key
 
 from ._repeats import TokenTable
 
@@ -51,7 +51,7 @@ class MatcherFactory:
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size
         self.stats = MaskStats()
-        self._prototypes: OrderedDict[str, object] = OrderedDict()
+        self._prototypes: OrderedDict[tuple[str, tuple[int, int]], object] = OrderedDict()
         self._lock = threading.Lock()
         self._token_table: TokenTable | None = None
 
@@ -68,10 +68,11 @@ class MatcherFactory:
     def matcher(self, grammar: Grammar):  # -> llguidance.LLMatcher
         from llguidance import LLMatcher
 
+        key = (grammar.hash, limits_key())  # a grammar compiled under other engine limits is another matcher
         with self._lock:
-            proto = self._prototypes.get(grammar.hash)
+            proto = self._prototypes.get(key)
             if proto is not None:
-                self._prototypes.move_to_end(grammar.hash)
+                self._prototypes.move_to_end(key)
         if proto is None:
             started = time.perf_counter()
             proto = LLMatcher(self.tokenizer, grammar.llguidance(), log_level=0, limits=engine_limits())
@@ -80,7 +81,7 @@ class MatcherFactory:
                 raise GrammarError(f"grammar {grammar.description or grammar.hash} failed to compile: "
                                    f"{proto.get_error().splitlines()[0]}")
             with self._lock:
-                self._prototypes[grammar.hash] = proto
+                self._prototypes[key] = proto
                 while len(self._prototypes) > _CACHE_SIZE:
                     self._prototypes.popitem(last=False)
         return proto.deep_copy()

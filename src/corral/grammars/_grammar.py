@@ -41,6 +41,12 @@ def engine_limits():  # -> llguidance.LLParserLimits
     return LLParserLimits(initial_lexer_fuel=LEXER_FUEL, step_lexer_fuel=STEP_FUEL)
 
 
+def limits_key() -> tuple[int, int]:
+    """What identifies the limits: a matcher compiled under other limits is not the same matcher (a cache of
+    compiled matchers keys on it beside the grammar's hash)."""
+    return (LEXER_FUEL, STEP_FUEL)
+
+
 @dataclass(frozen=True)
 class Grammar:
     """A grammar in llguidance's Lark dialect, a JSON Schema, or a regex; ``description`` says where it came from.

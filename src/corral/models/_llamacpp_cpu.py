@@ -46,7 +46,7 @@ from ._protocol import ModelError
 
 VARIANT_VARIABLE = "CORRAL_LLAMA_CPU"
 LLAMA_CPP_PYTHON = "0.3.36"
-PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
+PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DLLAVA_BUILD=OFF"
 REINSTALL = (f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --force-reinstall --no-deps '
              f"llama-cpp-python=={LLAMA_CPP_PYTHON}")
 """The command that replaces any llama-cpp-python build with the portable one (pip's wheel cache ignores CMAKE_ARGS,
