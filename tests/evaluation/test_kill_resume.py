@@ -16,8 +16,10 @@ from corral.evaluation import read_records
 
 pytestmark = pytest.mark.model
 
-ARGS = ["eval", "collie", "--where", "structure=word01,word02,sent01", "--limit", "structure=2", "--samples", "2",
-        "--rounds", "1", "--temperature", "0.8", "--seed", "3", "--no-cache", "--no-report"]
+# 8 first attempts and their retries, short outputs (40 tokens: many are cut off, which is fine here): three runs
+# of the real model in about a minute
+ARGS = ["eval", "collie", "--where", "structure=word01,sent01", "--limit", "structure=2", "--samples", "2",
+        "--rounds", "1", "--temperature", "0.8", "--seed", "3", "--max-tokens", "40", "--no-cache", "--no-report"]
 
 
 def _corral(out: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -41,14 +43,14 @@ def test_sigkill_mid_run_then_rerun_equals_an_uninterrupted_run(tmp_path):
     records = killed / "records.jsonl"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
-        if records.exists() and records.read_text().count("\n") >= 4:
+        if records.exists() and records.read_text().count("\n") >= 3:
             break
         time.sleep(0.05)
     assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read().decode()}"
     process.send_signal(signal.SIGKILL)
     process.wait()
     partial = len(read_records(killed))
-    assert 4 <= partial < 12
+    assert 3 <= partial < 8
 
     resumed = _corral(killed, env)
     assert resumed.wait(timeout=600) == 0, resumed.stderr.read().decode()
@@ -61,4 +63,4 @@ def test_sigkill_mid_run_then_rerun_equals_an_uninterrupted_run(tmp_path):
     assert a["records"].keys() == b["records"].keys()
     assert a == b
     expected = {(i, s, 0) for i in {k[0] for k in keys} for s in range(2)}
-    assert expected <= set(keys) and len({k[0] for k in keys}) == 6
+    assert expected <= set(keys) and len({k[0] for k in keys}) == 4

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import SamplingConfig, evaluate, read_records
 from corral.models import load_model
 
+from .._sizes import sized
 from ..models._servers import LlamaServer
 from ..models.test_openai_backend import have_llama_server, smollm2_gguf
 
@@ -17,6 +18,9 @@ SELECTION = {"structure": ["word01", "word03", "sent01", "sent04"]}
 # llama-cpp-python's server samples with repeat_penalty 1.1, top_k 40 and min_p 0.05 unless told otherwise; the
 # local backend applies none of them, so the served run asks for plain greedy decoding
 PLAIN_GREEDY = {"extra_body": {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}}
+PER_STRUCTURE = sized(2, 3)
+# outputs cut at 48 tokens (the same cut on both sides) keep the two runs short; full size: each instance's budget
+SAMPLING = SamplingConfig(max_tokens=sized(48, None))
 
 
 @pytest.fixture(scope="module")
@@ -33,17 +37,19 @@ def server(tmp_path_factory):
 def test_served_greedy_run_matches_the_local_run(tmp_path, server):
     local_model = load_model("smollm2", n_threads=1)
     try:
-        local, _ = evaluate("collie", out=tmp_path / "local", filters=SELECTION, per_group=("structure", 3),
-                            rounds=1, loaded_model=local_model)
+        local, _ = evaluate("collie", out=tmp_path / "local", filters=SELECTION,
+                            per_group=("structure", PER_STRUCTURE), rounds=1, sampling=SAMPLING,
+                            loaded_model=local_model)
     finally:
         local_model.close()
     served, summary = evaluate("collie", "openai:smollm2", out=tmp_path / "served", filters=SELECTION,
-                               per_group=("structure", 3), rounds=1, base_url=server.url,
+                               per_group=("structure", PER_STRUCTURE), rounds=1, sampling=SAMPLING,
+                               base_url=server.url,
                                model_options=PLAIN_GREEDY)
     assert summary["complete"]
     mine = {r.key: r for r in read_records(local)}
     theirs = {r.key: r for r in read_records(served)}
-    assert mine.keys() == theirs.keys() and len(mine) >= 12
+    assert mine.keys() == theirs.keys() and len(mine) >= 4 * PER_STRUCTURE
     differing = [(k, mine[k].output, theirs[k].output) for k in mine if mine[k].output != theirs[k].output]
     assert not differing
     assert all(mine[k].passed == theirs[k].passed and mine[k].prompt_tokens == theirs[k].prompt_tokens

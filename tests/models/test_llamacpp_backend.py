@@ -20,6 +20,8 @@ from corral.suites.collie import STRUCTURES, constraint_for
 from corral.suites.collie._data import instances
 from corral.text import Level
 
+from .._sizes import sized
+
 pytestmark = pytest.mark.model
 
 MAX_TOKENS = {Level.WORD: 24, Level.SENTENCE: 96, Level.PARAGRAPH: 400, Level.PASSAGE: 1200}
@@ -46,12 +48,14 @@ def test_seeded_sampling_is_reproducible(model):
     assert [c.text for c in first] == [c.text for c in second]
 
 
-def _collie_cases(per_structure: int = 2) -> list:
+def _collie_cases(per_structure: int = 2, per_long_structure: int = 2) -> list:
+    """The first compilable instances of each structure: ``per_long_structure`` of the paragraph and passage ones."""
     cases, taken = [], {s.code: 0 for s in STRUCTURES.values()}
     for inst in instances():
-        if taken[inst.code] >= per_structure:
-            continue
         constraint = constraint_for(inst.code, inst.targets)
+        long = constraint.level in (Level.PARAGRAPH, Level.PASSAGE)
+        if taken[inst.code] >= (per_long_structure if long else per_structure):
+            continue
         try:
             grammar = compile_constraint(constraint)
         except NotExpressible:
@@ -62,8 +66,10 @@ def _collie_cases(per_structure: int = 2) -> list:
 
 
 def test_constrained_collie_generations_all_pass(model):
-    cases = _collie_cases()  # two per structure: CI's time; every structure's grammars meet the model
-    assert len(cases) >= 25
+    # two per word and sentence structure, one per paragraph and passage structure (their outputs are up to 400 and
+    # 1,200 tokens; full size: two): every structure's grammars meet the model
+    cases = _collie_cases(2, sized(1, 2))
+    assert len(cases) >= sized(19, 25)
     # with the repeat limit constrained runs get by default
     sampling = {level: Sampling(max_tokens=budget, repeat_limit=CONSTRAINED_REPEAT_LIMIT)
                 for level, budget in MAX_TOKENS.items()}
@@ -107,12 +113,13 @@ SCHEMAS = [
 def test_constrained_json_schema_generations_all_validate(model):
     requests = [
         Request.user(f"Reply with JSON for this schema: {json.dumps(schema)}",
-                     Sampling(temperature=0.8, max_tokens=160, seed=seed, n=5), grammar=Grammar.json_schema(schema))
+                     Sampling(temperature=0.8, max_tokens=160, seed=seed, n=sized(3, 5)),
+                     grammar=Grammar.json_schema(schema))
         for schema in SCHEMAS for seed in (0, 100)
-    ]
+    ]  # 30 samples (full size: 50)
     results = model.complete(requests)
     outputs = [(req.grammar.schema, out) for req, outs in zip(requests, results, strict=True) for out in outs]
-    assert len(outputs) >= 50
+    assert len(outputs) >= sized(30, 50)
     for schema, out in outputs:
         assert out.finish_reason == "stop", out
         jsonschema.validate(json.loads(out.text), schema)
