@@ -27,6 +27,8 @@ from corral.grammars.schema._plan import (
 )
 from corral.grammars.schema._values import compact
 
+from .._sizes import sized
+
 
 def _shipped_schemas():
     from corral.schema import generate_suite, jsonschemabench, schemastore
@@ -37,8 +39,12 @@ def _shipped_schemas():
 
 
 def test_the_scan_agrees_with_llguidance_on_every_shipped_schema():
+    """Every other shipped schema (full size: all of them, about 3,400)."""
+    every = sized(2, 1)
     counts = {"strict": 0, "lenient": 0, "tried": 0, "conservative": 0}
-    for ident, schema in _shipped_schemas():
+    for i, (ident, schema) in enumerate(_shipped_schemas()):
+        if i % every:
+            continue
         try:
             text = canonical(schema)
         except GrammarError:
@@ -61,7 +67,7 @@ def test_the_scan_agrees_with_llguidance_on_every_shipped_schema():
         if plan.source != compiled.source:  # lenient where strict would do: it compiles all the same
             counts["conservative"] += 1
             assert llg_error(plan.source) is None, (ident, llg_error(plan.source))
-    assert counts["strict"] > 2000 and counts["lenient"] > 500, counts
+    assert counts["strict"] > 2000 // every and counts["lenient"] > 500 // every, counts
     # tried: the 602-suite's fractional multipleOf values (llguidance refuses most) and the rare odd regex
     assert counts["tried"] < 0.03 * (counts["strict"] + counts["lenient"]), counts
 

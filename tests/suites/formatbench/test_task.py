@@ -12,6 +12,8 @@ from corral.cli import app
 from corral.suites.formatbench._prompts import DESCRIPTIONS
 from corral.tasks import get_task, select
 
+from ..._sizes import sized
+
 
 def test_options_are_validated_and_recorded():
     task = get_task("formatbench", checker_mode="reference", template="chat", thoughts=True, shots=2)
@@ -92,11 +94,13 @@ def test_check_format_cli(tmp_path):
 
 @pytest.mark.model
 def test_a_real_refinement_run_records_rounds_quality_and_its_stops(tmp_path):
-    from corral.evaluation import evaluate
+    from corral.evaluation import SamplingConfig, evaluate
     from corral.evaluation._records import read_config, read_records
 
+    # one instance of each task, answers cut at 64 tokens (full size: two, the task's budgets): three short rounds
     run, summary = evaluate(get_task("formatbench"), "smollm2", tmp_path / "run", rounds=2,
-                            filters={"task": ["ftime", "mcq"]}, per_group=("task", 2))
+                            filters={"task": ["ftime", "mcq"]}, per_group=("task", sized(1, 2)),
+                            sampling=SamplingConfig(max_tokens=sized(64, None)))
     config = read_config(run)
     assert config.stop_on_repeat and config.task_options["checker_mode"] == "strict" and config.extract == "whole"
     records = read_records(run)
