@@ -150,7 +150,9 @@ def test_constrained_runs_pass_and_inexpressible_instances_fall_back_recorded(tm
     assert inexpressible is not None
     expressible = [i for i in task.instances() if i.groups["structure"] == "word01"][:2]
     small = dataclasses.replace(task, instances=lambda: [*expressible, inexpressible[0]])
-    run, summary = evaluate(small, out=tmp_path / "run", decoding="constrained", loaded_model=counting)
+    # 64 tokens: a word01 answer fits; the passage that falls back to free decoding need not run to 1,200
+    run, summary = evaluate(small, out=tmp_path / "run", decoding="constrained", loaded_model=counting,
+                            sampling=SamplingConfig(max_tokens=64))
     records = {r.instance: r for r in read_records(run)}
     assert all(records[i.id].passed and records[i.id].decoding == "constrained" for i in expressible)
     fallback = records[inexpressible[0].id]
