@@ -16,24 +16,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from corral import schema as js  # its names load their modules when first used (validation loads jsonschema)
 from corral.jsonl import atomic_write, write_jsonl
-from corral.schema import (
-    CONCODE,
-    DATA_FORMS,
-    FORMS,
-    MUTABLE_KEYWORDS,
-    SAMPLE_FORMATS,
-    SampleError,
-    SchemaInputError,
-    check_schema,
-    generate_suite,
-    mutate,
-    parse_sample,
-    parse_schema,
-    render_schema,
-    suite_census,
-    validate,
-)
+from corral.schema import DATA_FORMS, FORMS
 
 from ._console import EXIT_FAIL, EXIT_PASS, fail, out
 
@@ -72,14 +57,14 @@ def _load_schema(source: str) -> dict[str, Any]:
     text = _read_text(source)
     form = _suffix_format(source) or "json"
     try:
-        schema: Any = parse_schema(text, form)  # type: ignore[arg-type]
-    except SampleError as exc:  # the loaders speak of samples; here the text is a schema
+        schema: Any = js.parse_schema(text, form)  # type: ignore[arg-type]
+    except js.SampleError as exc:  # the loaders speak of samples; here the text is a schema
         raise fail(f"{source}: {str(exc).replace('sample', 'schema', 1)}") from None
     except ValueError as exc:
         raise fail(f"{source}: {exc}") from None
     try:
-        check_schema(schema)
-    except SchemaInputError as exc:
+        js.check_schema(schema)
+    except js.SchemaInputError as exc:
         raise fail(f"{source}: {exc}") from None
     return schema
 
@@ -87,19 +72,19 @@ def _load_schema(source: str) -> dict[str, Any]:
 def _load_sample(source: str, format: str | None) -> Any:
     """The sample in ``source`` read as ``format`` (default: by suffix, else JSON)."""
     chosen = format or _suffix_format(source) or "json"
-    if chosen not in SAMPLE_FORMATS:
-        raise fail(f"unknown sample format {chosen!r}; valid: {', '.join(SAMPLE_FORMATS)}")
+    if chosen not in js.SAMPLE_FORMATS:
+        raise fail(f"unknown sample format {chosen!r}; valid: {', '.join(js.SAMPLE_FORMATS)}")
     try:
-        return parse_sample(_read_text(source), chosen)  # type: ignore[arg-type]
-    except SampleError as exc:
+        return js.parse_sample(_read_text(source), chosen)  # type: ignore[arg-type]
+    except js.SampleError as exc:
         raise fail(f"{source}: {exc}") from None
 
 
 def _validate(schema: dict[str, Any], sample: Any, source: str) -> list[Any]:
     """Violations, with a schema problem found only while validating (a pattern that times out) as a one-liner."""
     try:
-        return validate(schema, sample)
-    except SchemaInputError as exc:
+        return js.validate(schema, sample)
+    except js.SchemaInputError as exc:
         raise fail(f"{source}: {exc}") from None
 
 
@@ -118,8 +103,8 @@ def gen_command(
     if n < 1:
         raise fail(f"--n must be at least 1, not {n}")
     config = _config(max_depth, keywords)
-    suite = generate_suite(n, seed, config)
-    census = suite_census(suite)
+    suite = js.generate_suite(n, seed, config)
+    census = js.suite_census(suite)
     try:
         write_jsonl(output / "schemas.jsonl", (asdict(item) for item in suite))
         atomic_write(output / "census.json", json.dumps(census, indent=2) + "\n")
@@ -136,7 +121,7 @@ def _config(max_depth: int | None, keywords: str | None) -> Any:
     if keywords is not None:
         changes["keywords"] = frozenset(k.strip() for k in keywords.split(",") if k.strip())
     try:
-        return replace(CONCODE, **changes)
+        return replace(js.CONCODE, **changes)
     except ValueError as exc:
         raise fail(str(exc)) from None
 
@@ -171,8 +156,8 @@ def render_command(
         raise fail(f"unknown form {form!r}; valid: {', '.join(FORMS)}")
     loaded = _load_schema(schema)
     try:
-        text = render_schema(loaded, form)  # type: ignore[arg-type]
-    except (SchemaInputError, ValueError) as exc:
+        text = js.render_schema(loaded, form)  # type: ignore[arg-type]
+    except (js.SchemaInputError, ValueError) as exc:
         raise fail(f"{schema}: {exc}") from None
     print(text.rstrip("\n"))
 
@@ -213,13 +198,13 @@ def mutate_command(
     """Print a copy of the valid SAMPLE that breaks exactly one keyword of SCHEMA, and what was broken."""
     if schema == "-" and sample == "-":
         raise fail("only one of SCHEMA and SAMPLE can be '-'")
-    if keyword is not None and keyword not in MUTABLE_KEYWORDS:
-        raise fail(f"cannot mutate {keyword!r}; mutable keywords: {', '.join(sorted(MUTABLE_KEYWORDS))}")
+    if keyword is not None and keyword not in js.MUTABLE_KEYWORDS:
+        raise fail(f"cannot mutate {keyword!r}; mutable keywords: {', '.join(sorted(js.MUTABLE_KEYWORDS))}")
     loaded = _load_schema(schema)
     data = _load_sample(sample, format)
     if violations := _validate(loaded, data, schema):
         raise fail(f"{sample}: the sample is not valid ({violations[0].describe()}); mutate needs a valid one")
-    mutation = mutate(loaded, data, random.Random(seed), keyword)
+    mutation = js.mutate(loaded, data, random.Random(seed), keyword)
     if mutation is None:
         which = f"the keyword {keyword!r}" if keyword else "any keyword"
         raise fail(f"{sample}: no single change to the sample breaks {which} of the schema")

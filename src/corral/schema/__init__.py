@@ -12,20 +12,91 @@ samples into minimally invalid ones.
 docs/schema.md describes the forms, the conventions of the XML and YAML samples, and what is validated how.
 """
 
-from ._check import SampleCheck, check_sample
-from ._conformance import ConformanceReport, run_test_suite
-from ._ecma import is_regex
-from ._english import describe
-from ._errors import SchemaInputError
-from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
-from ._generate import CONCODE, GeneratedSchema, GeneratorConfig, generate_schema, generate_suite, suite_census
-from ._mutate import MUTABLE_KEYWORDS, Mutation, mutate
-from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample
-from ._pydantic import PYDANTIC_UNSUPPORTED, pydantic_equivalent, to_pydantic, unsupported_keywords
-from ._realworld import jsonschemabench, schemastore, schemastore_documents, schemastore_registry
-from ._sample import NoSampleError, valid_sample
-from ._validate import RefProblem, SchemaViolation, check_schema, is_valid, unresolvable_refs, validate
-from ._walk import keyword_census, subschemas
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._check import SampleCheck, check_sample
+    from ._conformance import ConformanceReport, run_test_suite
+    from ._ecma import is_regex
+    from ._english import describe
+    from ._errors import SchemaInputError
+    from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
+    from ._generate import CONCODE, GeneratedSchema, GeneratorConfig, generate_schema, generate_suite, suite_census
+    from ._mutate import MUTABLE_KEYWORDS, Mutation, mutate
+    from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample
+    from ._pydantic import PYDANTIC_UNSUPPORTED, pydantic_equivalent, to_pydantic, unsupported_keywords
+    from ._realworld import jsonschemabench, schemastore, schemastore_documents, schemastore_registry
+    from ._sample import NoSampleError, valid_sample
+    from ._validate import RefProblem, SchemaViolation, check_schema, is_valid, unresolvable_refs, validate
+    from ._walk import keyword_census, subschemas
+
+# Names load their module on first use (PEP 562): validation pulls in jsonschema, whose format checkers build a
+# parser for RFC 3987 when imported (1.6 s), and every ``corral`` command imports this package for its ``schema``
+# subcommands; a command that validates nothing should not wait for that.
+_WHERE = {
+    "CONCODE": "._generate",
+    "ConformanceReport": "._conformance",
+    "DATA_FORMS": "._forms",
+    "DataForm": "._forms",
+    "FORMS": "._forms",
+    "GeneratedSchema": "._generate",
+    "GeneratorConfig": "._generate",
+    "MUTABLE_KEYWORDS": "._mutate",
+    "Mutation": "._mutate",
+    "NoSampleError": "._sample",
+    "PYDANTIC_UNSUPPORTED": "._pydantic",
+    "RefProblem": "._validate",
+    "SAMPLE_FORMATS": "._parse",
+    "SampleCheck": "._check",
+    "SampleError": "._parse",
+    "SampleFormat": "._parse",
+    "SchemaForm": "._forms",
+    "SchemaInputError": "._errors",
+    "SchemaViolation": "._validate",
+    "check_sample": "._check",
+    "check_schema": "._validate",
+    "describe": "._english",
+    "extract_block": "._parse",
+    "generate_schema": "._generate",
+    "generate_suite": "._generate",
+    "is_regex": "._ecma",
+    "is_valid": "._validate",
+    "jsonschemabench": "._realworld",
+    "keyword_census": "._walk",
+    "mutate": "._mutate",
+    "parse_sample": "._parse",
+    "parse_schema": "._forms",
+    "pydantic_equivalent": "._pydantic",
+    "render_sample": "._forms",
+    "render_schema": "._forms",
+    "run_test_suite": "._conformance",
+    "schemastore": "._realworld",
+    "schemastore_documents": "._realworld",
+    "schemastore_registry": "._realworld",
+    "subschemas": "._walk",
+    "suite_census": "._generate",
+    "to_pydantic": "._pydantic",
+    "unresolvable_refs": "._validate",
+    "unsupported_keywords": "._pydantic",
+    "valid_sample": "._sample",
+    "validate": "._validate",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "CONCODE",
