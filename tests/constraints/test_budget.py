@@ -42,6 +42,26 @@ def test_the_memory_budget_is_enforced(monkeypatch: pytest.MonkeyPatch):
     assert verdict.undecided and "1500 MB" in verdict.undecided
 
 
+def test_the_memory_baseline_is_read_again_only_when_older_than_its_window(monkeypatch: pytest.MonkeyPatch):
+    """Reading /proc per check was a sixth of a COLLIE check; a reading serves new checks for BASELINE_SECONDS."""
+    import types
+
+    import corral.constraints._budget as budget
+
+    clock = types.SimpleNamespace(now=1000.0)
+    monkeypatch.setattr(budget, "time", types.SimpleNamespace(monotonic=lambda: clock.now))
+    monkeypatch.setattr(budget, "_baseline", [float("-inf"), 0])
+    reads = iter(range(2**30, 10**12, 2**30))  # each reading finds the process a GiB larger
+    seen: list[int] = []
+    monkeypatch.setattr(budget, "_resident_bytes", lambda: seen.append(next(reads)) or seen[-1])
+    meters = [budget.Meter(Budget(memory_mb=1)) for _ in range(50)]
+    assert len(seen) == 1 and {m._rss_limit for m in meters} == {2**30 + 2**20}
+    clock.now += budget.BASELINE_SECONDS / 2
+    assert budget.Meter(Budget(memory_mb=1))._rss_limit == 2**30 + 2**20 and len(seen) == 1
+    clock.now += budget.BASELINE_SECONDS
+    assert budget.Meter(Budget(memory_mb=1))._rss_limit == 2 * 2**30 + 2**20 and len(seen) == 2
+
+
 def test_a_text_past_the_size_limit_is_refused_before_any_work():
     verdict = check(parse("count(text, word) >= 1"), "x" * 101, budget=Budget(max_chars=100))
     assert verdict.undecided == "the text is 101 characters; the limit is 100"
