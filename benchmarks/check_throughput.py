@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import string
 import sys
 import time
 import types
@@ -59,7 +58,6 @@ def reference_checks(checkout: Path, rows: list[dict]) -> Callable[[], list[bool
     # with an untrained Punkt, which is what they do without the downloaded punkt model
     reference.sent_tokenize = punkt.tokenize
     reference.word_tokenize = lambda text: [w for s in punkt.tokenize(text) for w in words.tokenize(s)]
-    assert reference.string is string
     with (checkout / "data" / "all_data.dill").open("rb") as f:
         published = dill.load(f)
     by_prompt = {x["prompt"]: x["constraint"] for examples in published.values() for x in examples}

@@ -226,3 +226,12 @@ def test_generated_suite_in_every_form() -> None:
             assert tagged(parse_schema(render_schema(schema, form), form)) == tagged(schema), form
         assert pydantic_equivalent(schema, render_schema(schema, "python")) == []
         assert render_schema(schema, "english").startswith("The value must be ")
+
+
+def test_every_public_name_of_the_schema_package_loads_from_its_module():
+    """The package loads its names lazily from one table; each listed name must resolve, and none be unlisted."""
+    import corral.schema as package
+
+    assert set(package.__all__) == set(package._WHERE)
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name

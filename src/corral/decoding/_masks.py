@@ -7,14 +7,12 @@ built once per (tokenizer, grammar hash) and every sequence gets a cheap ``deep_
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from corral.grammars import Grammar, GrammarError, engine_limits, limits_key
+from corral.grammars import Grammar, GrammarError, MatcherCache, engine_limits
 
 from ._repeats import TokenTable
 
@@ -51,8 +49,7 @@ class MatcherFactory:
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size
         self.stats = MaskStats()
-        self._prototypes: OrderedDict[tuple[str, tuple[int, int]], object] = OrderedDict()
-        self._lock = threading.Lock()
+        self._matchers = MatcherCache(kept=_CACHE_SIZE)
         self._token_table: TokenTable | None = None
 
     @property
@@ -66,25 +63,18 @@ class MatcherFactory:
         return self._token_table
 
     def matcher(self, grammar: Grammar):  # -> llguidance.LLMatcher
+        return self._matchers.copy(grammar, self._compile)
+
+    def _compile(self, grammar: Grammar):  # -> llguidance.LLMatcher
         from llguidance import LLMatcher
 
-        key = (grammar.hash, limits_key())  # a grammar compiled under other engine limits is another matcher
-        with self._lock:
-            proto = self._prototypes.get(key)
-            if proto is not None:
-                self._prototypes.move_to_end(key)
-        if proto is None:
-            started = time.perf_counter()
-            proto = LLMatcher(self.tokenizer, grammar.llguidance(), log_level=0, limits=engine_limits())
-            self.stats.compile_seconds.append(time.perf_counter() - started)
-            if proto.is_error():
-                raise GrammarError(f"grammar {grammar.description or grammar.hash} failed to compile: "
-                                   f"{proto.get_error().splitlines()[0]}")
-            with self._lock:
-                self._prototypes[key] = proto
-                while len(self._prototypes) > _CACHE_SIZE:
-                    self._prototypes.popitem(last=False)
-        return proto.deep_copy()
+        started = time.perf_counter()
+        matcher = LLMatcher(self.tokenizer, grammar.llguidance(), log_level=0, limits=engine_limits())
+        self.stats.compile_seconds.append(time.perf_counter() - started)
+        if matcher.is_error():
+            raise GrammarError(f"grammar {grammar.description or grammar.hash} failed to compile: "
+                               f"{matcher.get_error().splitlines()[0]}")
+        return matcher
 
     def forbidden(self, matcher, words: np.ndarray) -> np.ndarray:
         """The boolean list of tokens to forbid next (the complement, unpacked directly: one pass fewer)."""

@@ -14,7 +14,7 @@ from ._compile import Limits, NotExpressible, compile_constraint
 from ._complete import shortest_completion
 from ._copy import MAX_TOKENS as MAX_COPY_TOKENS
 from ._copy import copy_sequence, copy_tree
-from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat, engine_limits, limits_key
+from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat, MatcherCache, engine_limits
 from ._regex import lit
 from ._sample import accepts, sample, witness
 from .schema import Enforcement, compile_schema, enforcement
@@ -27,6 +27,7 @@ __all__ = [
     "GrammarError",
     "GrammarFormat",
     "Limits",
+    "MatcherCache",
     "NotExpressible",
     "accepts",
     "compile_constraint",
@@ -35,7 +36,6 @@ __all__ = [
     "copy_tree",
     "enforcement",
     "engine_limits",
-    "limits_key",
     "lit",
     "sample",
     "shortest_completion",

@@ -10,6 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -41,10 +44,34 @@ def engine_limits():  # -> llguidance.LLParserLimits
     return LLParserLimits(initial_lexer_fuel=LEXER_FUEL, step_lexer_fuel=STEP_FUEL)
 
 
-def limits_key() -> tuple[int, int]:
-    """What identifies the limits: a matcher compiled under other limits is not the same matcher (a cache of
-    compiled matchers keys on it beside the grammar's hash)."""
-    return (LEXER_FUEL, STEP_FUEL)
+class MatcherCache:
+    """Compiled llguidance matchers of the last few grammars; each caller gets a ``deep_copy`` of one.
+
+    Building an ``LLMatcher`` parses and compiles the grammar's text again, where copying a compiled prototype costs
+    next to nothing: the decoder wants a matcher per sequence and a constraint's compile checks it with several.
+    A prototype is keyed by the grammar's hash and the engine limits (a grammar compiled under other limits is
+    another matcher); few are kept, as a prototype's lexer cache grows with its copies' use.
+    """
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self._prototypes: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def copy(self, grammar: Grammar, compile: Callable[[Grammar], Any]) -> Any:  # -> llguidance.LLMatcher
+        """A fresh matcher of ``grammar``; ``compile`` makes the prototype when none is kept (it may raise)."""
+        key = (grammar.hash, LEXER_FUEL, STEP_FUEL)
+        with self._lock:
+            proto = self._prototypes.get(key)
+            if proto is not None:
+                self._prototypes.move_to_end(key)
+        if proto is None:
+            proto = compile(grammar)
+            with self._lock:
+                self._prototypes[key] = proto
+                while len(self._prototypes) > self.kept:
+                    self._prototypes.popitem(last=False)
+        return proto.deep_copy()
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,13 @@ texts from a grammar. Every byte is a token, so the walk can produce any string 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 
-from ._grammar import Grammar, engine_limits, limits_key
+from ._grammar import Grammar, MatcherCache, engine_limits
 
 EOS = 256
 
@@ -38,33 +36,23 @@ def byte_tokenizer():  # -> llguidance.LLTokenizer
     return llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Bytes()))
 
 
-# Compiled byte-level prototypes of the last few grammars: compiling a grammar checks it with about six fresh
-# matchers (the engine check, the witness candidates, the searches), and each ``LLMatcher`` built from the grammar's
-# text parses and compiles it again (half of compile_constraint's time on COLLIE-v1) where a ``deep_copy`` of a
-# fresh prototype costs nothing. Few are kept: a prototype's lexer cache grows with every copy's use.
-_PROTOTYPES: OrderedDict[tuple[str, tuple[int, int]], object] = OrderedDict()
-_PROTOTYPES_KEPT = 2
-_PROTOTYPES_LOCK = threading.Lock()
+# compiling a constraint checks its grammar with about six fresh matchers (the engine check, the witness candidates,
+# the searches): copies of the last two grammars' prototypes (half of compile_constraint's time on COLLIE-v1)
+_MATCHERS = MatcherCache(kept=2)
+
+
+def _compile_bytes(grammar: Grammar):  # -> llguidance.LLMatcher
+    from llguidance import LLMatcher
+
+    matcher = LLMatcher(byte_tokenizer(), grammar.llguidance(), log_level=0, limits=engine_limits())
+    if matcher.is_error():
+        raise ValueError(matcher.get_error())
+    return matcher
 
 
 def _matcher(grammar: Grammar):  # -> llguidance.LLMatcher
-    """A fresh byte-level matcher of ``grammar`` (a copy of its compiled prototype)."""
-    from llguidance import LLMatcher
-
-    key = (grammar.hash, limits_key())
-    with _PROTOTYPES_LOCK:
-        proto = _PROTOTYPES.get(key)
-        if proto is not None:
-            _PROTOTYPES.move_to_end(key)
-    if proto is None:
-        proto = LLMatcher(byte_tokenizer(), grammar.llguidance(), log_level=0, limits=engine_limits())
-        if proto.is_error():
-            raise ValueError(proto.get_error())
-        with _PROTOTYPES_LOCK:
-            _PROTOTYPES[key] = proto
-            while len(_PROTOTYPES) > _PROTOTYPES_KEPT:
-                _PROTOTYPES.popitem(last=False)
-    return proto.deep_copy()  # type: ignore[attr-defined]
+    """A fresh byte-level matcher of ``grammar``."""
+    return _MATCHERS.copy(grammar, _compile_bytes)
 
 
 def engine_check(grammar: Grammar) -> str | None:
