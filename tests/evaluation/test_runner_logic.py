@@ -80,3 +80,21 @@ def test_a_constrained_output_cut_at_its_budget_is_closed_and_says_so(tmp_path: 
                                   loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     assert free_summary["counts"]["closed"] == 0  # free decoding has no grammar to close with
     assert not {r.instance: r for r in read_records(free)}["a"].passed
+
+
+def test_chains_run_a_batch_at_a_time_to_their_last_round(tmp_path: Path) -> None:
+    """A batch's chains go through all their rounds before the next batch starts, so a local model (batch size 1)
+    sees each feedback round right after the round it continues; the records are the same in any order."""
+    orders = {}
+    for size in (1, 2):
+        model = ScriptedModel(_replies)
+        run, summary = evaluate("collie", "scripted:s", tmp_path / f"run{size}", filters=WORDS,
+                                per_group=("structure", 1), rounds=2, loaded_model=model, batch_size=size)
+        assert summary["complete"] and len(model.requests) == 6
+        first_turns = [r.messages[0]["content"] for r in model.requests]
+        orders[size] = [(first_turns.index(turn), (len(r.messages) - 1) // 2)
+                        for turn, r in zip(first_turns, model.requests, strict=True)]
+        assert sorted((r.instance, r.round) for r in read_records(run)) == sorted(
+            (r.instance, r.round) for r in read_records(tmp_path / "run1"))
+    assert orders[1] == [(0, 0), (0, 1), (0, 2), (3, 0), (3, 1), (3, 2)]  # chain by chain
+    assert orders[2] == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]  # two chains in step

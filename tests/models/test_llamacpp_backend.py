@@ -168,3 +168,40 @@ def test_a_prompt_longer_than_the_context_is_a_context_completion(model):
     # not an error to retry: the same prompt can never fit (a refinement chain ends here)
     [[out]] = model.complete([Request.user("word " * 5000, Sampling(max_tokens=4))])
     assert out.finish_reason == "context" and "context holds 4096" in out.error and out.text == ""
+
+
+FEEDBACK = {"role": "user", "content": "Now say it again in other words, and end with the word 'blue'."}
+
+
+def test_a_chat_is_evaluated_by_segments_and_a_first_turn_is_one_batch(model):
+    first = [{"role": "user", "content": "Describe the sea."}]
+    [[reply]] = model.complete([Request(tuple(first), Sampling(max_tokens=12))])
+    segments = model.prompt_segments([*first, {"role": "assistant", "content": reply.text}, FEEDBACK])
+    assert [stepped for stepped, _ in segments] == [False, True, False]
+    assert model.prompt_segments(first) == [(False, tuple(model.prompt_tokens(first)))]
+    assert segments[0] == model.prompt_segments(first)[0]  # the first turn as the model saw it
+    assert model.prompt_tokens([*first, {"role": "assistant", "content": reply.text}, FEEDBACK]) == [
+        token for _, tokens in segments for token in tokens]
+
+
+@pytest.mark.parametrize("grammar", [None, Grammar.regex("[A-Z][a-z ,]+ blue[.]")], ids=["free", "constrained"])
+def test_a_feedback_round_continued_from_the_last_context_equals_one_from_a_fresh_context(model, grammar,
+                                                                                          monkeypatch):
+    """The second round's chat starts with the first round's prompt and reply: continued from the cells the first
+    round left, only the new turn is evaluated; the text and its likelihood are those of a fresh context."""
+    first = [{"role": "user", "content": "Describe the sea in one sentence."}]
+    sampling = Sampling(max_tokens=24)
+    [[reply]] = model.complete([Request(tuple(first), sampling, grammar=grammar)])
+    second = Request((*first, {"role": "assistant", "content": reply.text}, FEEDBACK), sampling, grammar=grammar)
+    evaluated: list[int] = []
+    inner = model._llama.eval
+    monkeypatch.setattr(model._llama, "eval", lambda tokens: (evaluated.append(len(tokens)), inner(tokens))[1])
+    [[continued]] = model.complete([second])
+    new_turn = len(model.prompt_segments(second.messages)[-1][1])
+    assert evaluated[0] == new_turn and sum(evaluated) == new_turn + continued.completion_tokens
+    model.score([second], ["anything"])  # leaves the context empty
+    evaluated.clear()
+    [[fresh]] = model.complete([second])
+    assert sum(evaluated) == fresh.prompt_tokens + fresh.completion_tokens  # the whole chat, by its segments
+    assert continued.text == fresh.text and continued.likelihood == fresh.likelihood
+    assert continued.prompt_tokens == fresh.prompt_tokens

@@ -98,6 +98,26 @@ def test_the_one_pass_score_is_the_sum_of_next_token_log_probabilities(llama):
 
 
 @pytest.mark.model
+def test_decoding_finds_the_likelihood_that_scoring_would(llama):
+    """A reply's likelihood summed from the raw logits while decoding (free, and under a grammar whose mask changes
+    tokens) is the figure ``score`` gives its text, up to the kernels' rounding (one token at a time against the
+    batched pass); a reply cut by a stop string is left to ``score``."""
+    from corral.grammars import Grammar
+
+    free = Request.user("Write one sentence about a cat.", Sampling(max_tokens=40))
+    masked = Request.user("Write one sentence about a cat.", Sampling(max_tokens=40),
+                          grammar=Grammar.regex("The cat [a-z ]+[.]"))
+    for request in (free, masked):
+        [[done]] = llama.complete([request])
+        [scored] = llama.score([request], [done.text])
+        assert done.completion_tokens > 5 and done.likelihood is not None, done
+        assert done.likelihood.tokens == scored.tokens == done.completion_tokens
+        assert done.likelihood.logprob == pytest.approx(scored.logprob, rel=0.02, abs=0.01 * scored.tokens)
+    [[cut]] = llama.complete([Request.user("Count from 1 to 10.", Sampling(max_tokens=30, stop=("4",)))])
+    assert cut.finish_reason == "stop" and cut.likelihood is None
+
+
+@pytest.mark.model
 def test_scoring_leaves_generation_as_it_was(llama):
     request = Request.user("Name three colours.", Sampling(max_tokens=16))
     [[before]] = llama.complete([request])

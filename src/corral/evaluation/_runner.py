@@ -203,13 +203,18 @@ def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance
         on_progress(*progress)
     try:
         with (run / RECORDS_FILE).open("a", encoding="utf-8") as records_file:
-            for round_ in range(rounds + 1):
-                work = [_Work(inst, s, round_, _messages(task, inst, done, s, round_),
-                              tuple(done[inst.id, s, q].answer for q in range(round_)))
-                        for inst in chosen for s in range(samples)
-                        if (inst.id, s, round_) not in done and _needs(config, done, inst.id, s, round_)]
-                for start in range(0, len(work), size):
-                    batch = work[start:start + size]
+            # chains (an instance's sample and its feedback rounds) a batch at a time, each batch to its last round:
+            # a round's chat begins with the previous round's, and a local model continues from the context that
+            # one left (llama.cpp: only the new turn is evaluated) when nothing ran in between
+            chains = [(inst, s) for inst in chosen for s in range(samples)]
+            for start in range(0, len(chains), size):
+                for round_ in range(rounds + 1):
+                    batch = [_Work(inst, s, round_, _messages(task, inst, done, s, round_),
+                                   tuple(done[inst.id, s, q].answer for q in range(round_)))
+                             for inst, s in chains[start:start + size]
+                             if (inst.id, s, round_) not in done and _needs(config, done, inst.id, s, round_)]
+                    if not batch:
+                        continue
                     records = _generate(task, config, batch, the_model, cache, grammars, run)
                     for record in records:
                         append_jsonl(records_file, record.model_dump(mode="json"))
@@ -371,7 +376,7 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
             errors.append({"instance": item.instance.id, "sample": item.sample, "round": item.round,
                            "error": failed.error, "time": time.time()})
             continue
-        completion, likelihood, candidates = got[0], None, None
+        completion, likelihood, candidates = got[0], got[0].likelihood, None
         if rerank:
             completion, likelihood, candidates = _rerank(the_model(), request, plan, got)
         appended = _close_at_budget(request, completion, config.close_limit)
@@ -408,7 +413,9 @@ def _rerank(model: Model, request: Request, plan: Sequence[Request], got: Sequen
     """The candidate to keep (with the whole cost of the sample as its seconds), its likelihood, and the
     candidates as the record keeps them."""
     started = time.perf_counter()
-    likelihoods = score_texts(model, [request] * len(got), [completion.text for completion in got])
+    likelihoods = [completion.likelihood for completion in got]  # found while decoding, where the backend could
+    if any(likelihood is None for likelihood in likelihoods):
+        likelihoods = score_texts(model, [request] * len(got), [completion.text for completion in got])
     if all(likelihood is None for likelihood in likelihoods) and any(completion.text for completion in got):
         raise RunError(f"strategy 'rerank' needs a model that scores texts (llamacpp, transformers); "
                        f"{model.backend} model {model.name!r} does not")

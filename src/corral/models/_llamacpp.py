@@ -30,6 +30,10 @@ from ._protocol import Completion, Likelihood, Message, ModelError, Request, Sam
 from ._threads import PACE_TOKENS, ThreadGovernor
 
 
+Segment = tuple[bool, tuple[int, ...]]
+"""A piece of a chat's prompt: whether it is evaluated a token at a time (an earlier reply), and its tokens."""
+
+
 class LlamaCppModel:
     """A local GGUF model; requests run one after another (llama.cpp's Python API decodes one sequence)."""
 
@@ -55,6 +59,7 @@ class LlamaCppModel:
             raise ModelError(f"could not load {self.path}: {exc}") from None
         self._factory: MatcherFactory | None = None
         self._smc: SmcContext | None = None  # SMC's own context (one KV stream per particle), built on first use
+        self._held: list[Segment] = []  # what the context's KV cells hold now, segment by segment (see _evaluate)
         self._chat_template = _chat_template(self._llama, self.path)
 
     @property
@@ -72,16 +77,70 @@ class LlamaCppModel:
 
     def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
         """The chat rendered with the GGUF's own template, tokenised with special tokens."""
+        return [token for _, tokens in self.prompt_segments(messages) for token in tokens]
+
+    def prompt_segments(self, messages: Sequence[Message]) -> list[Segment]:
+        """The chat rendered with the GGUF's own template and tokenised (special tokens parsed) in segments: each
+        assistant turn's text on its own, *stepped* (evaluated a token at a time, as a decoder wrote it), and the
+        text around them as batches. A chat without an earlier reply is one batch, as it always was.
+
+        Why segments: llama.cpp's kernels round a token's KV cells differently in a batch and alone, so a feedback
+        round can continue from the context its previous round left (prompt, then the reply as written) only if a
+        fresh context would evaluate the same chat the same way. Evaluating every chat by its segments makes the
+        output a function of the chat alone, whichever way its cells were made."""
         rendered = self._chat_template(messages=list(messages))  # type: ignore[arg-type]
-        return self._llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special,
-                                    special=True)
+        text, spans, cursor = rendered.prompt, [], 0
+        for message in messages:
+            content = message.get("content") or ""
+            if message.get("role") != "assistant" or not content:
+                continue
+            at = text.find(content, cursor)
+            if at < 0:  # a template that rewrites replies: the chat is one batch
+                spans = []
+                break
+            spans.append((at, at + len(content)))
+            cursor = at + len(content)
+        segments: list[Segment] = []
+        start = 0
+        for begin, end in [*spans, (len(text), len(text))]:
+            for stepped, piece in ((False, text[start:begin]), (True, text[begin:end])):
+                if piece:
+                    first = not segments
+                    tokens = self._llama.tokenize(piece.encode("utf-8"),
+                                                  add_bos=first and not rendered.added_special, special=True)
+                    segments.append((stepped, tuple(tokens)))
+            start = end
+        return segments
+
+    def _evaluate(self, segments: Sequence[Segment]) -> None:
+        """Make the context hold ``segments`` (batches in one call each, stepped segments a token at a time),
+        keeping the longest run of whole segments it already holds: a feedback round's chat begins with the
+        previous round's prompt and reply, and only the new turn is evaluated. The last segment is always evaluated
+        again, so the logits after it are fresh."""
+        held, self._held = self._held, []
+        kept = position = 0
+        for (stepped, tokens), (was_stepped, had) in zip(segments[:-1], held, strict=False):
+            if stepped != was_stepped or (had[:len(tokens)] if stepped else had) != tokens:
+                break
+            kept, position = kept + 1, position + len(tokens)
+            if len(had) != len(tokens):  # a reply the chat holds only a prefix of (a stop string cut it)
+                break
+        self._llama.n_tokens = position  # eval() drops the cells from here on
+        for stepped, tokens in segments[kept:]:
+            if stepped:
+                for token in tokens:
+                    self._llama.eval([token])
+            else:
+                self._llama.eval(list(tokens))
+        self._held = list(segments)
 
     def _sample(self, request: Request, i: int) -> Completion:
         import llama_cpp
 
         started = time.perf_counter()
         sampling = request.sampling
-        prompt = self.prompt_tokens(request.messages)
+        segments = self.prompt_segments(request.messages)
+        prompt = [token for _, tokens in segments for token in tokens]
         room = self._llama.n_ctx() - len(prompt)
         if room < 1:
             return Completion(text="", finish_reason="context", prompt_tokens=len(prompt), completion_tokens=0,
@@ -97,19 +156,21 @@ class LlamaCppModel:
         finish, error = "length", None
         pieces = bytearray()
         stops = [s.encode("utf-8") for s in sampling.stop if s]
+        logprob = 0.0  # of the written tokens under the raw logits (no grammar, no temperature): see Completion
+        written: list[int] = []  # the reply's tokens the context holds (evaluated), for the next round's chat
         try:
-            # a fresh context per sample: reusing a cached prompt prefix changes the logits' rounding, and with it
-            # which token a seeded sampler picks, so the same request would not give the same text
-            self._llama.reset()
+            # the chat is evaluated by its segments whatever the context held before (a feedback round keeps its
+            # previous round's cells), so the same request gives the same text, as from a fresh context
             self._pace()
-            self._llama.eval(prompt)
+            self._evaluate(segments)
             for step in range(min(sampling.max_tokens, room)):
                 if step % PACE_TOKENS == PACE_TOKENS - 1:
                     self._pace()
                 token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
+                logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), shape=(n_vocab,))
+                norm = _log_normaliser(logits)  # before a mask or a refusal writes -inf into the row
                 refused = guard.refused() if guard is not None else set()
                 if token in refused or (mask is not None and not mask.accept(token)):
-                    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), shape=(n_vocab,))
                     if mask is not None and not mask.forbid(logits):
                         error = f"the grammar allows no next token: {mask.failed or 'nothing allowed'}"
                         break
@@ -122,6 +183,7 @@ class LlamaCppModel:
                     finish = "stop"
                     break
                 tokens.append(token)
+                logprob += float(logits[token]) - norm  # a kept token's own logit is never masked
                 if guard is not None:
                     guard.push(token)
                 if stops:
@@ -132,18 +194,34 @@ class LlamaCppModel:
                         finish = "stop"
                         break
                 self._llama.eval([token])
+                written.append(token)
         finally:
             llama_cpp.llama_sampler_free(chain)
+            if self._held:  # None of it if evaluating the chat failed
+                self._held.append((True, tuple(written)))
         raw = bytes(pieces) if stops else self._llama.detokenize(tokens)
+        text = raw.decode("utf-8", errors="ignore")
         return Completion(
-            text=raw.decode("utf-8", errors="ignore"),
+            text=text,
             finish_reason="error" if error else finish,  # type: ignore[arg-type]
             prompt_tokens=len(prompt),
             completion_tokens=len(tokens),
             seconds=time.perf_counter() - started,
             constrained=mask is not None,
             error=error,
+            likelihood=None if error else self._as_scored(text, tokens, logprob),
         )
+
+    def _as_scored(self, text: str, tokens: list[int], logprob: float) -> Likelihood | None:
+        """The likelihood ``score`` would give ``text``, from what decoding summed, when the tokens written are
+        the text's canonical tokens (the ones ``score`` scores); None otherwise (a stop string cut the text, or a
+        grammar led the decoder through an unusual split: the text is scored after the run)."""
+        if not tokens:
+            return Likelihood(0, 0.0)
+        canonical = self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if canonical != tokens or not np.isfinite(logprob):
+            return None
+        return Likelihood(len(tokens), logprob)
 
     def score(self, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]:
         """How likely each text is as the reply to its request's chat, with no grammar (``corral.models.Scorer``).
@@ -169,7 +247,8 @@ class LlamaCppModel:
             return None
         first, last = len(prompt) - 1, len(tokens) - 1  # logits at position p predict token p + 1
         ctx, n_vocab, batch = self._llama._ctx, self._llama.n_vocab(), self._llama._batch
-        self._llama.reset()  # the next sample starts from a fresh context, as _sample's own reset assumes
+        self._llama.reset()  # the next sample starts from a fresh context: the cells scoring leaves are not a chat's
+        self._held = []
         ctx.kv_cache_clear()
         self._pace()
         logprob = 0.0
@@ -232,6 +311,12 @@ def _target_logprob(rows: np.ndarray, targets: Sequence[int], block: int = 64) -
         picked = part[np.arange(len(part)), np.asarray(targets[start:start + block])]
         total += float((picked - norm).sum())
     return total
+
+
+def _log_normaliser(logits: np.ndarray) -> float:
+    """log(sum(exp(logits))), the log-softmax's normaliser, summed in float64 (about 40 µs over 49k logits)."""
+    top = float(logits.max())
+    return top + float(np.log(np.exp(logits - top).sum(dtype=np.float64)))
 
 
 def _refuse(logits: np.ndarray, refused: set[int]) -> None:

@@ -137,6 +137,11 @@ class Completion:
     again cannot help; ``error`` says by how much) or ``error`` (the backend failed for this sample; ``error``
     says why; nothing is lost silently).
 
+    ``likelihood``: the text's ``Likelihood`` under the model with no grammar, where the backend found it while
+    decoding (llama.cpp reads the raw logits it already has, before any mask, and keeps the figure only when the
+    tokens it wrote are the text's canonical tokens, the ones ``Scorer.score`` would score); None where it did not,
+    and the figure is then scored after the run as before. It saves a second forward pass over chat and reply.
+
     SMC decoding (``Sampling.particles``) adds diagnostics: ``log_evidence``, the log of the particles' mean final
     weight, an estimate of log P(the model's reply, within ``max_tokens``, is in the grammar) (None when no
     particle finished, or without SMC), and ``particles_finished``, how many particles ended by themselves.
@@ -152,8 +157,11 @@ class Completion:
     replaced: int = 0  # lone surrogates in the model's text, replaced by U+FFFD where it entered (text.scrub)
     log_evidence: float | None = None  # SMC only (Sampling.particles)
     particles_finished: int = 0  # SMC only
+    likelihood: Likelihood | None = None  # found while decoding, where the backend could
 
     def __post_init__(self) -> None:
+        if isinstance(self.likelihood, dict):  # read back from JSON (the response cache)
+            object.__setattr__(self, "likelihood", Likelihood(**self.likelihood))
         # every backend's text passes here, and so does a cached one: nothing unencodable reaches a record
         text, replaced = scrub(self.text)
         if replaced:
