@@ -29,7 +29,6 @@ from ._llamacpp_smc import SmcContext, smc_sample
 from ._protocol import Completion, Likelihood, Message, ModelError, Request, Sampling
 from ._threads import PACE_TOKENS, ThreadGovernor
 
-
 Segment = tuple[bool, tuple[int, ...]]
 """A piece of a chat's prompt: whether it is evaluated a token at a time (an earlier reply), and its tokens."""
 
