@@ -20,7 +20,9 @@ from ._repeats import TokenTable
 # its lexer's state cache, which grows as outputs are decoded: a passage grammar of the natural-English shape grows
 # by about 20 MB in its first 40 tokens, so 32 prototypes took the main job to 3.4 GB, and 4 hold it near 0.5 GB
 # (measured with 24 COLLIE grammars). Compiling a prototype again costs about 0.07 s (the bundled model's
-# vocabulary), so the cache is a batch's worth of grammars, not a run's.
+# vocabulary), so the cache is a batch's worth of grammars, not a run's: a backend that decodes one chain at a time
+# (llama.cpp: an instance's rounds, then the next instance) keeps 2, where a sent04 grammar with three required
+# words holds about 100 MB once decoded.
 _CACHE_SIZE = 8
 
 
@@ -45,11 +47,11 @@ class MaskStats:
 class MatcherFactory:
     """Fresh ``LLMatcher``s for one tokenizer; the compiled prototype of each grammar is cached (LRU)."""
 
-    def __init__(self, tokenizer: object, vocab_size: int) -> None:
+    def __init__(self, tokenizer: object, vocab_size: int, kept: int = _CACHE_SIZE) -> None:
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size
         self.stats = MaskStats()
-        self._matchers = MatcherCache(kept=_CACHE_SIZE)
+        self._matchers = MatcherCache(kept=kept)
         self._token_table: TokenTable | None = None
 
     @property

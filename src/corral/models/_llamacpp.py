@@ -68,7 +68,8 @@ class LlamaCppModel:
             from llguidance.llamacpp import lltokenizer_from_vocab
 
             vocab = self._llama._model.vocab
-            self._factory = MatcherFactory(lltokenizer_from_vocab(vocab), self._llama.n_vocab())
+            # one chain at a time (the runner's batch size here is 1): two grammars' prototypes are enough
+            self._factory = MatcherFactory(lltokenizer_from_vocab(vocab), self._llama.n_vocab(), kept=2)
         return self._factory
 
     def complete(self, requests: Sequence[Request]) -> list[list[Completion]]:
@@ -251,8 +252,11 @@ class LlamaCppModel:
         ctx.kv_cache_clear()
         self._pace()
         logprob = 0.0
-        for start in range(0, len(tokens), self._llama.n_batch):
-            chunk = tokens[start:start + self._llama.n_batch]
+        # the chat in batches of n_batch, the reply in batches of SCORE_ROWS: llama.cpp's logits buffer grows to
+        # the most rows one batch asks for and stays that large (512 rows of 49k logits are 100 MB)
+        starts = [*range(0, first, self._llama.n_batch), *range(first, len(tokens), SCORE_ROWS)]
+        for start, end in zip(starts, [*starts[1:], len(tokens)], strict=True):
+            chunk = tokens[start:end]
             wanted = [p for p in range(start, start + len(chunk)) if first <= p < last]
             raw = batch.batch
             raw.n_tokens = len(chunk)
@@ -299,9 +303,13 @@ class LlamaCppModel:
         self._llama.close()
 
 
-def _target_logprob(rows: np.ndarray, targets: Sequence[int], block: int = 64) -> float:
+SCORE_ROWS = 64
+"""How many reply tokens one scoring batch asks logits for (64 rows of SmolLM2's 49k logits: 12.6 MB)."""
+
+
+def _target_logprob(rows: np.ndarray, targets: Sequence[int], block: int = 16) -> float:
     """The summed log-softmax of each row at its target token, computed in float64 a block of rows at a time
-    (a full float64 copy of 512 rows over 49k tokens would be 200 MB)."""
+    (a float64 copy of 64 rows over 49k tokens would be 25 MB)."""
     total = 0.0
     for start in range(0, len(targets), block):
         part = rows[start:start + block].astype(np.float64)
