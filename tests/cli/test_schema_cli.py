@@ -109,7 +109,7 @@ def test_validate_sample_format_by_suffix_and_option(tmp_path: Path, schema_file
     ({"$ref": "other.json"}, ("schema.json", "unresolvable")),
     ({"properties": {"a": {"minimum": "x"}}}, ("properties/a/minimum",)),
     ('{"type": "object",\n', ("schema.json", "line 2, column 1")),
-    ("[1, 2]", ("schema.json", "not a schema object")),
+    ("[1, 2]", ("schema.json", "a list, not a schema")),
 ])
 def test_bad_schema_is_one_line_error(tmp_path: Path, content: object, needles: tuple[str, ...]):
     path = _write(tmp_path, "schema.json", content)

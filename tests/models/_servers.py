@@ -7,6 +7,9 @@ are not JSON, and connections that close.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gzip
 import json
 import os
 import signal
@@ -221,3 +224,153 @@ class LlamaServer:
     def log_tail(self, lines: int = 15) -> str:
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
+
+
+# ------------------------------------------------------------------------------------------- hostile server
+DEEP_JSON = b"[" * 5000 + b"]" * 5000
+"""JSON nested 5,000 deep: json.loads raises RecursionError on it."""
+
+
+def chat_body(content: Any = "ok", usage: Any = None, finish_reason: Any = "stop",
+              raw_usage: str | None = None) -> bytes:
+    """A chat completion with ``content`` and ``usage`` as given (any JSON, NaN and Infinity included); ``raw_usage``
+    puts text into the body as it is (a 5,000-digit integer, which Python's json cannot even write)."""
+    body = {"id": "chatcmpl-hostile", "object": "chat.completion", "created": 0, "model": "hostile",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish_reason}]}
+    if usage is not None:
+        body["usage"] = usage
+    text = json.dumps(body, allow_nan=True)
+    if raw_usage is not None:
+        text = text[:-1] + f', "usage": {raw_usage}}}'
+    return text.encode()
+
+
+HOSTILE_BODIES: dict[str, bytes] = {
+    "content-list": chat_body([{"type": "text", "text": "hi"}]),
+    "content-object": chat_body({"text": "hi"}),
+    "content-number": chat_body(42),
+    "usage-string": chat_body("ok", {"prompt_tokens": "12", "completion_tokens": 1}),
+    "usage-infinity": chat_body("ok", {"prompt_tokens": float("inf"), "completion_tokens": 1}),
+    "usage-nan": chat_body("ok", {"prompt_tokens": 3, "completion_tokens": float("nan")}),
+    "usage-digits": chat_body("ok", raw_usage='{"prompt_tokens": ' + "9" * 5000 + ', "completion_tokens": 1}'),
+    "usage-list": chat_body("ok", [1, 2]),
+    "deep": DEEP_JSON,
+    "deep-content": chat_body("ok")[:-1] + b', "extra": ' + DEEP_JSON + b"}",
+    "not-json": b"\x00\xff<html>\x1b[2J definitely not json",
+    "top-level-list": b"[1, 2, 3]",
+    "choices-object": json.dumps({"choices": {"0": {"message": {"content": "hi"}}}}).encode(),
+    "error-message-list": json.dumps({"error": {"message": ["not", "words"]}}).encode(),
+    "error-escapes": json.dumps({"error": {"message": "boom \x1b[2J\x1b]0;pwned\x07 done"}}).encode(),
+    "escapes": chat_body("red \x1b[31malert\x1b[0m \x1b]0;pwned\x07 clear \x1b[2J \x9b1m done\ttab\nline [/bold]"),
+}
+"""What ``body:NAME`` sends: each breaks the chat-completions protocol in one way."""
+
+
+class HostileServer:
+    """A real HTTP server (stdlib, a thread, 127.0.0.1) that answers each chat-completion POST by the mode named in
+    its request's ``model``, and ``GET .../models`` by the first segment of the URL's path (``/hang/v1`` hangs).
+
+    Modes: ``body:NAME`` sends ``HOSTILE_BODIES[NAME]`` with status 200; ``error:NAME`` sends the same with status
+    500; ``echo`` sends the user message itself as the body (so a test can send any bytes back through a real
+    socket); ``hang`` never answers; ``drip`` promises 100 bytes and sends one every ``drip_every`` seconds;
+    ``retry-after`` answers 429 with a huge ``Retry-After``; ``huge-declared`` promises a 1 GB body;
+    ``huge-chunked`` streams chunks without end; ``gzip-bomb`` sends a small gzip body that decompresses to 20 MB.
+    Handlers that wait stop at ``__exit__``.
+    """
+
+    def __init__(self, drip_every: float = 0.5) -> None:
+        self.drip_every = drip_every
+        self.stop = threading.Event()
+        self.hits = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _hostile_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="hostile-server", daemon=True)
+
+    def url(self, prefix: str = "") -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}{prefix}/v1"
+
+    def __enter__(self) -> HostileServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+@functools.cache
+def _gzip_bomb() -> bytes:
+    """20 KB of gzip that decompresses to 20 MB."""
+    return gzip.compress(b" " * 20 * 2**20, compresslevel=9)
+
+
+def _hostile_handler(server: HostileServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            if self.path.startswith("/hang/"):
+                server.stop.wait(30)
+                return
+            self._send(200, json.dumps({"object": "list", "data": [{"id": "hostile", "object": "model"}]}).encode())
+
+        def do_POST(self) -> None:
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            with server._lock:
+                server.hits += 1
+            mode = str(request.get("model", ""))
+            with contextlib.suppress(OSError):  # the client gave up (as it should): nothing more to send
+                self._answer(mode, request)
+
+        def _answer(self, mode: str, request: dict[str, Any]) -> None:
+            if mode.startswith("body:"):
+                self._send(200, HOSTILE_BODIES[mode.removeprefix("body:")])
+            elif mode.startswith("error:"):
+                self._send(500, HOSTILE_BODIES[mode.removeprefix("error:")])
+            elif mode == "echo":
+                self._send(200, request["messages"][0]["content"].encode("utf-8", "surrogatepass"))
+            elif mode == "hang":
+                server.stop.wait(30)
+            elif mode == "drip":
+                self._head(200, {"Content-Length": "100"})
+                for byte in b'{"choices": [' + b" " * 87:
+                    if server.stop.wait(server.drip_every):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            elif mode == "retry-after":
+                self._send(429, b'{"error": {"message": "come back in 31 years"}}', {"Retry-After": "999999999"})
+            elif mode == "huge-declared":
+                self._head(200, {"Content-Length": str(10**9)})
+                self.wfile.write(b'{"choices": [')
+                server.stop.wait(30)
+            elif mode == "huge-chunked":
+                self._head(200, {"Transfer-Encoding": "chunked"})
+                chunk = b" " * 65536
+                while not server.stop.is_set():
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            elif mode == "gzip-bomb":
+                self._send(200, _gzip_bomb(), {"Content-Encoding": "gzip"})
+            else:
+                self._send(400, b'{"error": {"message": "unknown hostile mode"}}')
+
+        def _head(self, status: int, headers: Mapping[str, str]) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.flush()
+
+        def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> None:
+            self._head(status, {**(headers or {}), "Content-Length": str(len(body))})
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 from pathlib import Path
@@ -116,7 +117,8 @@ def check_command(
 
         if instance is None or format_output is None:
             raise _fail("--format needs --instance FILE and --output TEXT")
-        raise typer.Exit(check_format_command(format_task, instance, format_output, ident, mode, as_json))
+        raise typer.Exit(check_format_command(format_task, instance, format_output, ident, mode, as_json,
+                                                budget))
     if batch is not None:
         raise typer.Exit(_check_batch(batch, output, workers, budget))
     if spec is None or text is None:
@@ -217,18 +219,35 @@ def generate_command(
         verdict = check(spec, result.text) if spec is not None else None
         failed |= verdict is not None and not verdict.passed
         failed |= result.finish_reason == "error"
-        if as_json:
-            out.print(completion_json(result.text, result.finish_reason, result.completion_tokens, result.seconds,
-                                      verdict.to_json() if verdict is not None else None), highlight=False)
+        if as_json:  # exact text; JSON escapes every control character (_json_line), and no markup or wrapping
+            print(_json_line(completion_json(result.text, result.finish_reason, result.completion_tokens,
+                                             result.seconds, verdict.to_json() if verdict is not None else None)))
             continue
         out.print(f"[bold]#{i + 1}[/bold] ({result.finish_reason}, {result.completion_tokens} tokens, "
                   f"{result.tokens_per_second:.0f} tok/s)", highlight=False)
-        out.print(result.text or result.error or "", highlight=False, markup=False)
+        out.print(_shown(result.text or result.error or ""), highlight=False, markup=False, emoji=False)
         if verdict is not None:
-            out.print("[green]PASS[/green]" if verdict.passed else f"[red]FAIL[/red] {verdict.feedback}",
-                      highlight=False)
+            shown = "[green]PASS[/green]" if verdict.passed else f"[red]FAIL[/red] {escape(_shown(verdict.feedback))}"
+            out.print(shown, highlight=False, emoji=False)
     backend.close()
     raise typer.Exit(EXIT_FAIL if failed else EXIT_PASS)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
+
+def _shown(text: str) -> str:
+    """A model's text for the terminal: every control character but newline and tab written as ``\\xNN``, so an
+    escape sequence in it (``\\x1b[2J``, ``\\x1b]0;title\\x07``) shows as text instead of acting on the terminal.
+    Records keep the exact text."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def _json_line(line: str) -> str:
+    """A JSON line with the controls json.dumps leaves raw (DEL, C1, the Unicode line separators) as ``\\uNNNN``:
+    the same JSON value, nothing in it for a terminal to act on."""
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", line)
 
 
 @app.command("render")

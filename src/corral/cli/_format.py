@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._console import EXIT_FAIL, EXIT_PASS, out
+from ._console import EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, out
 from ._console import fail as _fail
+
+if TYPE_CHECKING:
+    from corral.constraints import Budget
 
 MAX_INSTANCE_BYTES = 50_000_000
 
@@ -45,7 +48,9 @@ def load_instance(path: Path, task: str, ident: str | None) -> dict[str, Any]:
 
 
 def check_format_command(task: str, instance_path: Path, output: str, ident: str | None, mode: str,
-                         as_json: bool) -> int:
+                         as_json: bool, budget: Budget | None = None) -> int:
+    """Exit 0 if the output passes, 1 if it fails, 3 if the check ran past ``budget`` (not decided)."""
+    from corral.constraints import DEFAULT_BUDGET
     from corral.registry import RegistryError
     from corral.suites.formatbench import InstanceError, get_checker
 
@@ -54,12 +59,22 @@ def check_format_command(task: str, instance_path: Path, output: str, ident: str
     except RegistryError as exc:
         raise _fail(str(exc)) from None
     row = load_instance(instance_path, task, ident)
-    if output == "-":
-        output = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    budget = budget or DEFAULT_BUDGET
+    if output == "-":  # a longer output is refused unread past the limit (4 bytes a character at most)
+        output = sys.stdin.buffer.read(budget.max_chars * 4 + 1).decode("utf-8", errors="replace")
     try:
-        verdict = checker.check(row, output, mode)  # type: ignore[arg-type]
+        verdict = checker.check(row, output, mode, budget)  # type: ignore[arg-type]
     except (InstanceError, ValueError) as exc:
         raise _fail(f"{instance_path}: {exc}") from None
+    if verdict.undecided is not None:
+        if as_json:
+            print(json.dumps(verdict.to_json(), ensure_ascii=False))
+        else:
+            from rich.markup import escape
+
+            out.print(f"[yellow]UNDECIDED[/yellow]  {task} ({mode}): {escape(verdict.undecided)}",
+                      highlight=False, soft_wrap=True)
+        return EXIT_UNDECIDED
     if as_json:
         print(json.dumps(verdict.to_json(), ensure_ascii=False))
     else:

@@ -6,7 +6,7 @@ serialised (``to_json(c)``, ``from_json(data)``). New base constraints are added
 """
 
 from . import _builtin  # noqa: F401  (registers count, match, regex)
-from ._budget import DEFAULT_BUDGET, Budget
+from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter
 from ._check import Checked, Context, Result
 from ._english import Phrasing
 from ._json import ConstraintJSONError, from_json, to_json
@@ -42,6 +42,7 @@ __all__ = [
     "And",
     "BaseKind",
     "Budget",
+    "BudgetExceeded",
     "Call",
     "Checked",
     "Constraint",
@@ -52,6 +53,7 @@ __all__ = [
     "Expr",
     "ForEach",
     "Match",
+    "Meter",
     "Not",
     "Or",
     "Phrasing",

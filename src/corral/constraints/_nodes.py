@@ -242,6 +242,11 @@ class Regex(Expr):
     def __post_init__(self) -> None:
         import regex
 
+        from ._pattern import bound_pattern
+
+        if not isinstance(self.pattern, str):
+            raise ValueError(f"a regular expression must be a string, not {type(self.pattern).__name__}")
+        bound_pattern(self.pattern)  # before compiling: a huge repeat count takes gigabytes to compile
         try:
             regex.compile(self.pattern)
         except regex.error as exc:

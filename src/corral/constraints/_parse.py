@@ -19,6 +19,7 @@ from corral.text import Level
 
 from ._kinds import Call, get_kind
 from ._nodes import TEXT, UNIT, And, Constraint, Expr, ForEach, Match, Not, Or, Pos, Quantifier, Rel
+from ._pattern import PatternTooLarge
 from ._strings import decode_string
 
 GRAMMAR = r"""
@@ -251,7 +252,12 @@ class _Builder:
             value = int(raw) if raw.type == "SIGNED_INT" else self.string(raw)
             case_sensitive = len(tree.children) > 3
         call = Call(str(name_token), args, rel, value, case_sensitive, name_token.column or 1)
-        return kind.from_call(call)
+        try:
+            return kind.from_call(call)
+        except PatternTooLarge as exc:  # point at the pattern itself, not at the call
+            pattern = next((arg for arg in call_tree.children[1:] if isinstance(arg, Token) and arg.type == "STRING"),
+                           name_token)
+            raise self.fail(str(exc), pattern) from None
 
     def arg(self, node: Tree | Token, in_quantifier: bool) -> object:
         if isinstance(node, Tree):

@@ -17,6 +17,7 @@ from corral.models import Completion, Request
 from corral.paths import cache_dir
 
 CACHE_FORMAT = 1  # bump when a backend change makes old outputs unrepresentative
+MAX_ENTRY_CHARS = 64 * 2**20  # a larger entry is a miss (a completion is far smaller; a damaged file may not be)
 
 
 def default_cache_path() -> Path:
@@ -58,16 +59,18 @@ class ResponseCache:
     def get(self, key: str) -> Completion | None:
         if self._db is None:
             return None
-        try:
-            row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        try:  # an entry over the size limit is never even loaded (length() reads no text)
+            row = self._db.execute(
+                "SELECT CASE WHEN length(completion) <= ? THEN completion END FROM responses WHERE key = ?",
+                (MAX_ENTRY_CHARS, key),
+            ).fetchone()
         except sqlite3.Error as exc:
             self._off(exc)
             return None
         if row is None:
             return None
-        try:
-            completion = Completion(**json.loads(row[0]))
-        except (TypeError, ValueError):  # not a completion this version can read: a miss, regenerated
+        completion = _completion(row[0])
+        if completion is None:  # not a completion this version can read: a miss, regenerated
             self.skipped += 1
             return None
         self.hits += 1
@@ -84,3 +87,18 @@ class ResponseCache:
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
+
+
+def _completion(stored: object) -> Completion | None:
+    """The completion an entry holds, or None for anything else: too large, not JSON, JSON nested too deep for the
+    parser (RecursionError), a number over Python's digit limit, or fields of the wrong kinds. Never raises: the
+    file may have been written by another version, or by anyone."""
+    if not isinstance(stored, str | bytes):
+        return None
+    try:
+        fields = json.loads(stored)
+        if not isinstance(fields, dict) or not isinstance(fields.get("text"), str):
+            return None
+        return Completion(**fields)
+    except (TypeError, ValueError, RecursionError, MemoryError, AttributeError, KeyError):
+        return None

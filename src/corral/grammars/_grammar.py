@@ -145,6 +145,10 @@ class Grammar:
         if not isinstance(schema, dict | bool):
             raise GrammarError(f"a JSON Schema must be an object or a boolean, not {type(schema).__name__}")
         _check_schema(schema)
+        if schema is False:
+            raise GrammarError("the JSON Schema false allows no value: there is nothing to generate")
+        if schema is True:  # any JSON value; the engine wants an object schema
+            schema = {}
         # compact, in its own key order: llguidance writes properties in the order the schema lists them
         grammar = cls("json_schema", json.dumps(schema, separators=(",", ":")), description)
         grammar.validate()

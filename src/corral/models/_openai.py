@@ -13,6 +13,12 @@ reached fails fast with a one-line error naming the URL; once it has answered, c
 transient (a restart, an overloaded proxy) and are retried.
 
 Grammars travel in whichever request field the server understands; ``grammar_mode`` says which (``GRAMMAR_MODES``).
+
+A server's answers are untrusted input (``_served_reply``): every request is bounded in total time (``timeout``
+for each attempt, connect to the body's last byte; ``total_timeout`` for all attempts and waits together), every
+body in size (``max_body_bytes``) and JSON depth, and a reply is checked against the protocol's types before use,
+so a hanging, dripping or lying server costs that request an ``error`` completion saying what was wrong, never a
+traceback or a hang.
 """
 
 from __future__ import annotations
@@ -20,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import email.utils
-import json
 import os
 import random
 import re
@@ -35,6 +40,7 @@ from urllib.parse import urlsplit
 from corral.registry import backends
 
 from ._protocol import Completion, Likelihood, ModelError, Request
+from ._served_reply import MAX_BODY_BYTES, HostileReply, body_cap, parse_completion, printable, read_json
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -58,12 +64,11 @@ GRAMMAR_MODES: dict[str, str] = {
 RETRY_STATUSES = frozenset({408, 409, 429})
 """Statuses worth retrying besides every 5xx: timeouts, conflicts and rate limits pass; other 4xx are final."""
 
+RETRY_AFTER_MAX = 60.0
+"""The longest a server's ``Retry-After`` is waited by default (``retry_after_max``); a longer ask waits this long."""
+
 OPENAI_URL = "https://api.openai.com/v1"
 _OPENAI_MODEL = re.compile(r"^(gpt-|chatgpt-|o\d|ft:gpt-|davinci|babbage)")
-
-
-class _Malformed(Exception):
-    """A 2xx answer that is not a chat completion (no choices, no message): a broken proxy or a truncated body."""
 
 
 class OpenAIModel:
@@ -74,6 +79,12 @@ class OpenAIModel:
     completion's ``seconds`` runs from when its request may start (a ``concurrency`` slot is free) to its answer,
     retries included, so queueing behind our own batch does not count but a slow or flaky server does.
     ``retries`` counts retries over the model's life (tests and run logs read it).
+
+    Bounds: one attempt (connect, send, the whole body) takes at most ``timeout`` seconds; one sample, all its
+    attempts and waits included, at most ``total_timeout`` (default: what the attempts and capped waits could add up
+    to, ``(max_retries + 1) * timeout + max_retries * max(backoff_max, retry_after_max)``, 660 s with the defaults);
+    a ``Retry-After`` is waited at most ``retry_after_max`` (``RETRY_AFTER_MAX``); a body is read up to
+    ``max_body_bytes`` (``MAX_BODY_BYTES``). The bound that ended a sample is named in its error.
     """
 
     backend = "openai"
@@ -89,13 +100,17 @@ class OpenAIModel:
         grammar_mode: GrammarMode = "auto",
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
-        retry_after_max: float = 60.0,
+        retry_after_max: float = RETRY_AFTER_MAX,
         extra_body: Mapping[str, Any] | None = None,
+        total_timeout: float | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
     ) -> None:
         if grammar_mode not in GRAMMAR_MODES:
             raise ModelError(f"unknown grammar_mode {grammar_mode!r}; choose one of {', '.join(GRAMMAR_MODES)}")
         if concurrency < 1 or timeout <= 0 or min(max_retries, backoff_base, backoff_max, retry_after_max) < 0:
             raise ModelError("concurrency and timeout must be positive; max_retries and the waits must be >= 0")
+        if (total_timeout is not None and not total_timeout > 0) or max_body_bytes < 1:
+            raise ModelError("total_timeout and max_body_bytes must be positive")
         self.name = model
         self.base_url = _base_url(model, base_url)
         self.runtime = f"served at {self.base_url}"
@@ -107,6 +122,9 @@ class OpenAIModel:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
+        self.total_timeout = float(total_timeout) if total_timeout is not None else (
+            (max_retries + 1) * self.timeout + max_retries * max(backoff_max, retry_after_max))
+        self.max_body_bytes = max_body_bytes
         self.extra_body = dict(extra_body or {})
         self.retries = 0
         self._api_key = _api_key(api_key_env, self.base_url)
@@ -204,15 +222,17 @@ class OpenAIModel:
         return [task.result() for task in tasks]
 
     async def _probe(self, client: AsyncOpenAI) -> None:
-        """Fail fast, naming the URL, when nothing answers there; any HTTP answer at all counts as reachable."""
+        """Fail fast, naming the URL, when nothing answers there; any HTTP answer at all counts as reachable.
+
+        Bounded as a whole (a server that accepts the connection and then says nothing, or drips, cannot stall it)."""
         import openai
 
+        limit = min(self.timeout, 10.0)
         try:
-            await client.with_options(timeout=min(self.timeout, 10.0)).models.list()
-        except openai.APITimeoutError:
-            raise ModelError(
-                f"the server at {self.base_url} did not answer within {min(self.timeout, 10.0):g} s"
-            ) from None
+            async with asyncio.timeout(limit):
+                await client.models.list()
+        except (openai.APITimeoutError, TimeoutError):
+            raise ModelError(f"the server at {self.base_url} did not answer within {limit:g} s") from None
         except openai.APIConnectionError as exc:
             raise ModelError(f"cannot reach a server at {self.base_url}: {_cause(exc)}") from None
         except Exception:
@@ -220,58 +240,87 @@ class OpenAIModel:
         self._reached = True
 
     async def _sample(self, session: _Session, arguments: dict[str, Any], request: Request) -> Completion:
-        import openai
-
         async with session.semaphore:
             started = time.perf_counter()
+            deadline = started + self.total_timeout
             failure = ""
             attempts = self.max_retries + 1
+            tried = 0
+            out_of_time = ""
             for attempt in range(attempts):
-                retry_after: float | None = None
-                try:
-                    response = await session.client.chat.completions.create(**arguments)
-                    choice = _first_choice(response)
-                except openai.APIStatusError as exc:
-                    if exc.status_code == 400 and _CONTEXT_ERROR.search(_server_message(exc)):
-                        return Completion(text="", finish_reason="context", seconds=time.perf_counter() - started,
-                                          constrained=request.grammar is not None,
-                                          error=f"{self.base_url}: {_server_message(exc)}")
-                    if exc.status_code < 500 and exc.status_code not in RETRY_STATUSES:
-                        raise self._refusal(exc, request) from None
-                    failure = f"HTTP {exc.status_code}: {_server_message(exc)}"
-                    retry_after = _retry_after(exc.response.headers)
-                except openai.APITimeoutError:
-                    failure = f"no answer within {self.timeout:g} s"
-                except openai.APIConnectionError as exc:
-                    failure = f"connection failed: {_cause(exc)}"
-                except (json.JSONDecodeError, openai.APIResponseValidationError, _Malformed) as exc:
-                    failure = f"malformed response: {_one_line(str(exc))}"
-                else:
-                    usage = getattr(response, "usage", None)
-                    refusal = getattr(choice.message, "refusal", None)
-                    error = f"the model refused: {_one_line(refusal)[:300]}" if refusal else None
-                    if choice.finish_reason == "content_filter":
-                        error = "the server's content filter stopped the output"
-                    return Completion(
-                        text=choice.message.content or "",
-                        finish_reason="error" if error else ("length" if choice.finish_reason == "length" else "stop"),
-                        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                        seconds=time.perf_counter() - started,
-                        constrained=request.grammar is not None,
-                        error=error,
-                    )
-                if attempt + 1 < attempts:
-                    self.retries += 1  # only the loop thread touches it, so no lock is needed
-                    await asyncio.sleep(self._delay(attempt, retry_after))
+                tried += 1
+                outcome = await self._attempt(session, arguments, request, started, deadline)
+                if isinstance(outcome, Completion):
+                    return outcome
+                failure, retry_after = outcome
+                if attempt + 1 >= attempts:
+                    break
+                wait = self._delay(attempt, retry_after)
+                if time.perf_counter() + wait >= deadline:
+                    out_of_time = f"; the next attempt would start past the {self.total_timeout:g} s total bound"
+                    break
+                self.retries += 1  # only the loop thread touches it, so no lock is needed
+                await asyncio.sleep(wait)
             return Completion(
                 text="",
                 finish_reason="error",
                 seconds=time.perf_counter() - started,
                 constrained=request.grammar is not None,
-                error=f"{self.base_url}: gave up after {attempts} attempts ({attempts - 1} retries); last: {failure}"
-                + self._grammar_hint(request),
+                error=f"{self.base_url}: gave up after {tried} attempts ({tried - 1} retries); last: {failure}"
+                + out_of_time + self._grammar_hint(request),
             )
+
+    async def _attempt(self, session: _Session, arguments: dict[str, Any], request: Request, started: float,
+                       deadline: float) -> Completion | tuple[str, float | None]:
+        """One try: a completion (an answer, however unwelcome), or why it failed and the server's Retry-After.
+
+        A refusal (a final 4xx) raises ``ModelError``; nothing else escapes: whatever a server sends or fails to
+        send is this attempt's failure."""
+        import openai
+
+        remaining = deadline - time.perf_counter()
+        limit = min(self.timeout, remaining)
+        try:
+            async with asyncio.timeout(limit):
+                raw = await session.client.chat.completions.with_raw_response.create(**arguments)
+                body = raw.http_response.content
+            reply = parse_completion(read_json(body), body)
+        except openai.APIStatusError as exc:
+            if exc.status_code == 400 and _CONTEXT_ERROR.search(_server_message(exc)):
+                return Completion(text="", finish_reason="context", seconds=time.perf_counter() - started,
+                                  constrained=request.grammar is not None,
+                                  error=f"{self.base_url}: {_server_message(exc)}")
+            if exc.status_code < 500 and exc.status_code not in RETRY_STATUSES:
+                raise self._refusal(exc, request) from None
+            return f"HTTP {exc.status_code}: {_server_message(exc)}", _retry_after(exc.response.headers)
+        except (openai.APITimeoutError, TimeoutError):
+            if limit < self.timeout:
+                return f"no answer before the {self.total_timeout:g} s total bound (total_timeout) ran out", None
+            return f"no complete answer within {self.timeout:g} s (timeout)", None
+        except openai.APIConnectionError as exc:
+            hostile = _hostile_cause(exc)
+            if hostile is not None:
+                return f"malformed response: {hostile}", None
+            return f"connection failed: {_cause(exc)}", None
+        except HostileReply as exc:
+            return f"malformed response: {_one_line(str(exc))[:400]}", None
+        except Exception as exc:  # the SDK or the HTTP stack choking on something the server sent
+            hostile = _hostile_cause(exc)
+            if hostile is not None:
+                return f"malformed response: {hostile}", None
+            return f"malformed response: {type(exc).__name__}: {_safe_str(exc)}", None
+        error = f"the model refused: {_one_line(reply.refusal)[:300]}" if reply.refusal else None
+        if reply.finish_reason == "content_filter":
+            error = "the server's content filter stopped the output"
+        return Completion(
+            text=reply.text,
+            finish_reason="error" if error else ("length" if reply.finish_reason == "length" else "stop"),
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            seconds=time.perf_counter() - started,
+            constrained=request.grammar is not None,
+            error=error,
+        )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         """Full jitter spreads clients that failed together; a server's ``Retry-After`` wins over it (the server
@@ -312,7 +361,13 @@ class OpenAIModel:
             from openai import AsyncOpenAI
         except ImportError as exc:
             raise ModelError(f"the openai backend needs the openai package: {exc}") from None
-        return AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+        from openai import DefaultAsyncHttpx2Client
+
+        # identity: a body's size on the wire is its size (body_cap still decodes and caps a gzip sent regardless)
+        http_client = DefaultAsyncHttpx2Client(timeout=self.timeout, headers={"Accept-Encoding": "identity"},
+                                               event_hooks={"response": [body_cap(self.max_body_bytes)]})
+        return AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0,
+                           http_client=http_client)
 
 
 class _Session:
@@ -423,54 +478,80 @@ def _api_key(env: str, url: str) -> str:
     return "none"
 
 
-def _first_choice(response: Any) -> Any:
-    choices = getattr(response, "choices", None)
-    if isinstance(response, str) or not choices:
-        raise _Malformed(f"no choices in the answer: {_one_line(str(response))[:200]}")
-    choice = choices[0]
-    if getattr(choice, "message", None) is None:
-        raise _Malformed("the first choice has no message")
-    return choice
-
-
 def _server_message(exc: Any) -> str:
-    """The server's own words: OpenAI-style ``{"error": {"message"}}``, FastAPI's ``detail``, or the body text."""
+    """The server's own words: OpenAI-style ``{"error": {"message"}}``, FastAPI's ``detail``, or the body text.
+
+    Only a string is taken as a message: anything else the server put there is shown as the body's first text."""
     body = exc.body
     message: Any = None
     if isinstance(body, dict):
         error = body.get("error", body)
         message = error.get("message") if isinstance(error, dict) else error
-        message = message or body.get("detail") or body.get("message")
-    if not message:
+        if not isinstance(message, str) or not message.strip():
+            message = next((value for value in (body.get("detail"), body.get("message"))
+                            if isinstance(value, str) and value.strip()), None)
+    elif isinstance(body, str):
+        message = body
+    if not isinstance(message, str) or not message.strip():
         try:
-            message = exc.response.text
+            message = exc.response.text[:4000]
         except Exception:  # a body that cannot be read says nothing more
             message = None
-    return _one_line(str(message or exc.response.reason_phrase or "no message"))[:400]
+    if not isinstance(message, str) or not message.strip():
+        message = exc.response.reason_phrase or "no message"
+    return _one_line(message[:4000])[:400]
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an HTTP date), if given."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
+    """Seconds to wait from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an HTTP date), if given; a
+    value that is not a finite non-negative time is no value (infinity is capped by the caller's ``retry_after_max``).
+    """
     try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds:
+            seconds = _seconds(milliseconds, 1000)
+            if seconds is not None:
+                return seconds
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        seconds = _seconds(value, 1)
+        if seconds is not None:
+            return seconds
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError, OverflowError, IndexError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _seconds(text: str, per_second: float) -> float | None:
+    try:
+        value = float(text) / per_second
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if value != value:  # NaN
+        return None
+    return max(0.0, value)
+
+
+def _hostile_cause(exc: BaseException) -> str | None:
+    """The ``HostileReply`` that caused ``exc`` (the SDK wraps what the HTTP stack raised while reading a body)."""
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 10:
+        if isinstance(cause, HostileReply):
+            return _one_line(str(cause))[:400]
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return None
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return _one_line(str(exc)[:1000])[:300]
+    except Exception:
+        return "(no message)"
 
 
 # how OpenAI, vLLM and llama.cpp's server word a prompt that does not fit (HTTP 400)
@@ -485,7 +566,8 @@ def _cause(exc: BaseException) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line, its control characters escaped: a server's words in an error cannot drive a terminal."""
+    return printable(" ".join(text.split()))
 
 
 @backends.register("openai")

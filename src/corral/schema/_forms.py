@@ -52,7 +52,7 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_str)
 
 
-def render_schema(schema: dict[str, Any], form: SchemaForm) -> str:
+def render_schema(schema: dict[str, Any] | bool, form: SchemaForm) -> str:
     """``schema`` written in ``form``; the JSON, YAML and XML texts read back exactly with ``parse_schema``."""
     if form == "python":
         return to_pydantic(schema)
@@ -77,16 +77,18 @@ MAX_SCHEMA_CHARS = 5_000_000
 """The longest schema text ``parse_schema`` reads (the largest SchemaStore schema in the shared sample is 2.1 MB)."""
 
 
-def parse_schema(text: str, form: DataForm) -> dict[str, Any]:
-    """The schema a JSON, YAML or typed-XML text holds (the inverse of ``render_schema`` for those forms).
+def parse_schema(text: str, form: DataForm) -> dict[str, Any] | bool:
+    """The schema a JSON, YAML or typed-XML text holds (the inverse of ``render_schema`` for those forms): an object,
+    or one of the boolean schemas ``true`` (every value is valid) and ``false`` (none is), JSON Schemas since draft 6.
 
     The pydantic and English forms are one-way: there is no parser for them. A text longer than
     ``MAX_SCHEMA_CHARS`` is refused unread (a schema is untrusted input: validating against a 10 MB one took 42 s)."""
     if len(text) > MAX_SCHEMA_CHARS:
         raise ValueError(f"the schema is {len(text):,} characters; the limit is {MAX_SCHEMA_CHARS:,}")
     value = _parse_data(text, form)
-    if not isinstance(value, dict):
-        raise ValueError(f"the {form.upper()} text holds a {type(value).__name__}, not a schema object")
+    if not isinstance(value, dict | bool):
+        raise ValueError(f"the {form.upper()} text holds a {type(value).__name__}, not a schema (an object, or true "
+                         f"or false)")
     return value
 
 

@@ -324,7 +324,7 @@ class _Mutator:
         step = schema.get("multipleOf")
         integer = _integer_only(schema)
         out: list[int | float] = []
-        if _is_number(step) and step > 0:
+        if _is_number(step) and step > 0 and math.isfinite(bound / step):
             start = math.floor(bound / step) if below else math.ceil(bound / step)
             for offset in range(4):
                 out += multiples(start + sign * offset, step, integer)
@@ -335,7 +335,8 @@ class _Mutator:
             out.append(bound)
             for places in (2, 1, 0):
                 scale = 10**places
-                out.append((math.floor if below else math.ceil)(bound * scale) / scale)
+                if math.isfinite(bound * scale):  # a bound near the largest float has no rounder neighbour
+                    out.append((math.floor if below else math.ceil)(bound * scale) / scale)
             out += [round(bound + sign * 0.01, 2), bound + sign]
         ok = [value for value in out if (value <= bound if below else value >= bound)]
         return ok if exclusive else [value for value in ok if value != bound]
@@ -347,7 +348,7 @@ class _Mutator:
         if _integer_only(site.schema):
             options: list[int | float] = [old + 1, old - 1]
         else:
-            decimals = max(2, len(repr(float(step)).split(".")[1]))
+            decimals = max(2, _places(step))
             options = []
             for delta in (step / 2, -step / 2, step / 3, 0.5, -0.5, 1, -1):
                 options += [round(old + delta, decimals), old + delta]
@@ -675,3 +676,12 @@ def mutate(schema: Any, sample: Any, rng: random.Random, keyword: str | None = N
         return _Mutator(schema, sample, rng).run(keyword)
     except (SchemaInputError, Unresolvable):  # the schema's own places cannot be walked (a pattern, a $ref)
         return None
+
+
+def _places(step: float) -> int:
+    """The decimal places ``step`` is written with (``0.25`` has 2, ``1e-300`` has 300), capped where a float has
+    no more to give."""
+    text = repr(float(step))
+    mantissa, _, exponent = text.partition("e")
+    places = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return max(0, min(places - int(exponent or 0), 340))

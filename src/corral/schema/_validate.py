@@ -25,8 +25,14 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012, specification_with
 
+from ._cycles import endless_cycle
 from ._dialect import FORMAT_ASSERTION_VOCABULARY, FORMATS, Compat, validator_class, vocabularies
 from ._errors import SchemaInputError
+
+ENDLESS = ("validating this sample nests deeper than Python allows: the schema's references or conditions recurse "
+           "without end (or nearly so) here")
+"""The error for a schema whose evaluation recursed past Python's limit where ``check_schema`` saw no plain cycle
+(a cycle through another resource's ``$id``, or a chain thousands of conditions long)."""
 
 MAX_ERRORS = 100
 """A sample that breaks more rules than this is reported with the first ``MAX_ERRORS`` violations."""
@@ -66,6 +72,11 @@ class RefProblem:
         return f"unresolvable $ref {self.ref!r} at {self.schema_path or '/'}: {self.reason}"
 
 
+def _hash(path: str) -> str:
+    """A JSON pointer as a URI fragment ('#/$defs/a'; '#' for the root)."""
+    return "#" + path
+
+
 def pointer(parts: Any) -> str:
     """A JSON pointer (RFC 6901) from path parts; "" is the root."""
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
@@ -89,6 +100,10 @@ def check_schema(schema: Any, registry: Registry | None = None) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise SchemaInputError(problems[0].describe() + more)
+    cycle = endless_cycle(schema)
+    if cycle:
+        raise SchemaInputError(f"the schema refers back to itself without reaching into the data: "
+                               f"{' -> '.join(_hash(p) for p in cycle)} (validation would never end)")
 
 
 def validate(schema: Any, sample: Any, assert_formats: bool = True, registry: Registry | None = None,
@@ -110,6 +125,8 @@ def validate(schema: Any, sample: Any, assert_formats: bool = True, registry: Re
         raise SchemaInputError(f"unresolvable $ref: {exc}") from None
     except (AttributeError, TypeError) as exc:  # referencing crawling a malformed subschema
         raise SchemaInputError(f"a malformed subschema stopped $ref resolution ({exc})") from None
+    except RecursionError:
+        raise SchemaInputError(ENDLESS) from None
     return sorted(found, key=lambda v: (v.path, v.schema_path))
 
 
@@ -120,6 +137,8 @@ def is_valid(schema: Any, sample: Any, assert_formats: bool = True, registry: Re
         return validator.is_valid(sample)
     except Unresolvable as exc:
         raise SchemaInputError(f"unresolvable $ref: {exc}") from None
+    except RecursionError:
+        raise SchemaInputError(ENDLESS) from None
 
 
 def _validator(schema: Any, assert_formats: bool, registry: Registry | None, compat: Compat = "spec") -> Validator:
@@ -144,6 +163,10 @@ def _cached_validator(canonical: str, assert_formats: bool, compat: Compat) -> V
 
 
 def _violation(error: exceptions.ValidationError) -> SchemaViolation:
+    if error.validator is None:  # the boolean schema false: jsonschema names no keyword
+        return SchemaViolation(path=pointer(error.absolute_path), keyword="false", expected=False,
+                               seen=_shown(error.instance), message="the schema here is false: no value is valid",
+                               schema_path=pointer(error.absolute_schema_path))
     return SchemaViolation(
         path=pointer(error.absolute_path),
         keyword=str(error.validator),

@@ -30,7 +30,7 @@ from typing import Any
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register
+from ._core import FormatChecker, reference_first_line, register, tick
 
 MAX_SUGGESTIONS = 5
 _SHOWN = 60  # characters of a seen answer quoted in a message
@@ -57,6 +57,7 @@ def _lines(output: str) -> list[tuple[int, int]]:
     ``str.splitlines`` ends them)."""
     found = []
     for match in _LINE.finditer(output):
+        tick()
         stripped = match.group().strip()
         if stripped:
             start = match.start() + match.group().find(stripped)

@@ -16,9 +16,11 @@ output.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter
 from corral.errors import InputError
 from corral.registry import format_checkers, lookup
 from corral.verdicts import Verdict, Violation
@@ -33,6 +35,24 @@ class InstanceError(InputError):
 
 StrictCheck = Callable[[Mapping[str, Any], str], list[Violation]]
 ReferenceCheck = Callable[[Mapping[str, Any], str], bool]
+
+_METER: ContextVar[Meter | None] = ContextVar("formatbench_meter", default=None)
+
+
+def tick() -> None:
+    """Count one step of a checker's loop against the running check's budget (raises ``BudgetExceeded`` past it;
+    does nothing outside ``FormatChecker.check``). Cheap: the clock is read every few hundred ticks."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.tick()
+
+
+def look() -> None:
+    """Compare the running check with its budget now: for loops whose every step is long (a search over the
+    whole output)."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.look()
 
 
 @dataclass(frozen=True)
@@ -49,12 +69,18 @@ class FormatChecker:
     input_fields: tuple[str, ...] = ()  # the input may come in any one of these (``text`` or ``tokens``)
     _order: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
-    def check(self, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> Verdict:
-        """The verdict on ``output``; never raises on the output (only on an instance missing a field)."""
+    def check(self, instance: Mapping[str, Any], output: str, mode: Mode = "strict",
+              budget: Budget = DEFAULT_BUDGET) -> Verdict:
+        """The verdict on ``output``; never raises on the output (only on an instance missing a field), and never
+        runs past ``budget``: a check that would is undecided (``verdict.undecided`` says why)."""
         if mode not in MODES:
             raise ValueError(f"unknown checker mode {mode!r}; valid: {', '.join(MODES)}")
         self.require(instance)
         rules = tuple(self.rules)
+        if isinstance(output, str) and len(output) > budget.max_chars:
+            return Verdict.not_decided(f"the output is {len(output):,} characters; the limit is "
+                                       f"{budget.max_chars:,}", rules=rules)
+        token = _METER.set(Meter(budget))
         try:
             if mode == "reference":
                 ok = self.reference(instance, output)
@@ -64,9 +90,17 @@ class FormatChecker:
                 found = self.strict(instance, output)
         except InstanceError:
             raise  # the instance is wrong, not the output
+        except BudgetExceeded as exc:
+            return Verdict.not_decided(exc.reason, rules=rules)
+        except RecursionError:
+            return Verdict.not_decided("the output is nested too deeply to check", rules=rules)
+        except MemoryError:
+            return Verdict.not_decided("the check ran out of memory", rules=rules)
         except Exception as exc:  # a checker must never raise on an output: report it instead
             found = [Violation("internal", f"The {self.name} checker could not check this output "
                                            f"({type(exc).__name__}: {exc}).")]
+        finally:
+            _METER.reset(token)
         ordered = sorted(found, key=lambda v: ((v.span or (1 << 62, 0))[0], rules.index(v.rule)
                                               if v.rule in rules else len(rules), v.message))
         broken = {v.rule for v in ordered}
@@ -94,9 +128,11 @@ def get_checker(name: str) -> FormatChecker:
     return lookup(format_checkers, name, "format checker")
 
 
-def check_format(task: str, instance: Mapping[str, Any], output: str, mode: Mode = "strict") -> Verdict:
-    """Check ``output`` for ``task``'s format (``check_format("ftime", {"tag": 1}, "2012...")``)."""
-    return get_checker(task).check(instance, output, mode)
+def check_format(task: str, instance: Mapping[str, Any], output: str, mode: Mode = "strict",
+                 budget: Budget = DEFAULT_BUDGET) -> Verdict:
+    """Check ``output`` for ``task``'s format (``check_format("ftime", {"tag": 1}, "2012...")``) under
+    ``budget`` (an output past it gives the undecided verdict)."""
+    return get_checker(task).check(instance, output, mode, budget)
 
 
 def reference_first_line(output: str) -> str:

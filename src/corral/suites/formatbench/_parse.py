@@ -17,7 +17,7 @@ from nltk import Tree
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, InstanceError, reference_first_line, register
+from ._core import FormatChecker, InstanceError, reference_first_line, register, tick
 from ._tagged import string_list
 
 CLAUSE = ("S", "SBAR", "SBARQ", "SINV", "SQ")
@@ -57,10 +57,13 @@ def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
                                      f"starts with {answer[:20]!r}.", (offset, offset + 1), "(", answer[:1])]
     depth = 0
     for i, char in enumerate(answer):
+        tick()
         depth += (char == "(") - (char == ")")
         if depth < 0:
             return [Violation("bracket", f"A ')' at character {i + 1} closes nothing.", (offset + i, offset + i + 1))]
-        if depth == 0 and answer[i + 1:].strip() and not answer[i + 1:].lstrip().startswith(")"):
+        # the tree ends at a ')' that closes the first '(' (only spaces can follow it at depth 0 unreported, so
+        # what follows is looked at there alone: once per ')' at depth 0, not once per character after it)
+        if depth == 0 and char == ")" and answer[i + 1:].strip() and not answer[i + 1:].lstrip().startswith(")"):
             return [Violation("bracket", "Text follows the end of the tree; give one tree only.",
                               (offset + i + 1, offset + len(answer)))]
     if depth > 0:

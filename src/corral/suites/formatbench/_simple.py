@@ -18,7 +18,7 @@ import regex
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register
+from ._core import FormatChecker, reference_first_line, register, tick
 
 _LETTER = regex.compile(r"\p{L}|\p{N}")
 
@@ -54,7 +54,12 @@ def eqa_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     span = (output.find(answer), output.find(answer) + len(answer)) if answer else (0, 0)
     if not answer:
         return [Violation("nonempty", "The answer is empty; it must be a span copied from the passage.", span)]
-    starts = [i for i in range(len(context)) if context.startswith(answer, i)]
+    starts = []
+    at = context.find(answer)
+    while at >= 0:
+        tick()
+        starts.append(at)
+        at = context.find(answer, at + 1)
     if not starts:
         lowered = context.lower().find(answer.lower())
         if lowered >= 0:
@@ -75,16 +80,23 @@ def eqa_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
 def _not_in_passage(context: str, answer: str, span: tuple[int, int]) -> Violation:
     """Say how the answer departs from the passage: the longest part of it the passage has and what is added
     around it, so the model knows whether to drop added words or to copy a span instead of paraphrasing."""
-    pieces = [m.span() for m in _PIECE.finditer(answer)]
+    pieces = []
+    for match in _PIECE.finditer(answer):
+        tick()
+        pieces.append(match.span())
     best = (0, 0)
+    # the longest run of whole pieces that the passage has (the first such run when several are as long): a
+    # window that slides, since a run the passage has holds every shorter run inside it; so each piece is
+    # added and dropped once, and a window never grows longer than the passage
+    j = 0  # the window is pieces[i:j]
     for i in range(len(pieces)):
-        for j in range(len(pieces) - 1, i - 1, -1):
-            start, end = pieces[i][0], pieces[j][1]
-            if end - start <= best[1] - best[0]:
-                break
-            if answer[start:end] in context:
-                best = (start, end)
-                break
+        j = max(j, i)
+        while j < len(pieces) and pieces[j][1] - pieces[i][0] <= len(context) and \
+                answer[pieces[i][0]:pieces[j][1]] in context:
+            tick()
+            j += 1
+        if j > i and pieces[j - 1][1] - pieces[i][0] > best[1] - best[0]:
+            best = (pieces[i][0], pieces[j - 1][1])
     if best[1] > best[0]:
         found, before, after = answer[best[0]:best[1]], answer[:best[0]].strip(), answer[best[1]:].strip()
         added = " and ".join(f"{part!r} {where}" for part, where in ((before, "before it"), (after, "after it"))
@@ -124,6 +136,7 @@ def acrow_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     lines = []
     at = 0
     for raw in output.split("\n"):
+        tick()
         if raw.strip():
             letter = _LETTER.search(raw)
             lines.append((letter.group() if letter else "", (at + letter.start(), at + letter.end()) if letter

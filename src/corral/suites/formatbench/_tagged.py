@@ -20,12 +20,13 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, InstanceError, reference_first_line, register
+from ._core import FormatChecker, InstanceError, reference_first_line, register, tick
 
 DEFAULT_TAGS = ("PER", "ORG", "LOC", "MISC")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
@@ -90,8 +91,10 @@ def ner_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     allowed = allowed_tags(instance)
     found: list[Violation] = []
     stack: list[tuple[str, int, int]] = []  # the open tags: label, start of the tag, end of the tag
+    open_labels: Counter[str] = Counter()  # how many of each label the stack holds
     plain, last = [], 0
     for match in _TAG.finditer(output):
+        tick()
         closing, label = match.group(1) == "/", match.group(2)
         plain.append(output[last:match.start()])
         last = match.end()
@@ -106,26 +109,31 @@ def ner_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
                                                   f"</{stack[-1][0]}> first: entities must not overlap or nest.",
                                        span, f"</{stack[-1][0]}>", f"<{label}>"))
             stack.append((label, *span))
+            open_labels[label] += 1
             continue
         if not stack:
             found.append(Violation("closed", f"</{label}> closes no open tag; remove it, or open <{label}> before "
                                              "the entity's first word.", span, None, f"</{label}>"))
         elif stack[-1][0] == label:
             opened = stack.pop()
+            open_labels[label] -= 1
             if not output[opened[2]:match.start()].strip():
                 found.append(Violation("empty", f"<{label}></{label}> marks no text; put the entity's words "
                                                 "between them or remove both.", (opened[1], match.end())))
-        elif any(tag[0] == label for tag in stack):
-            inner = [tag[0] for tag in reversed(stack) if tag[0] != label]
-            found.append(Violation("nesting", f"</{label}> closes <{label}> while <{inner[0]}> inside it is still "
-                                              f"open; close </{inner[0]}> first: entities must not overlap.",
-                                   span, f"</{inner[0]}>", f"</{label}>"))
-            while stack.pop()[0] != label:
-                pass
+        elif open_labels[label]:
+            inner = stack[-1][0]  # the innermost open tag, not ``label`` (that one is not on top)
+            found.append(Violation("nesting", f"</{label}> closes <{label}> while <{inner}> inside it is still "
+                                              f"open; close </{inner}> first: entities must not overlap.",
+                                   span, f"</{inner}>", f"</{label}>"))
+            while True:
+                popped = stack.pop()[0]
+                open_labels[popped] -= 1
+                if popped == label:
+                    break
         else:
             found.append(Violation("nesting", f"</{label}> does not match the open <{stack[-1][0]}>; close it with "
                                               f"</{stack[-1][0]}>.", span, f"</{stack[-1][0]}>", f"</{label}>"))
-            stack.pop()
+            open_labels[stack.pop()[0]] -= 1
     for label, start, end in stack:
         found.append(Violation("closed", f"<{label}> is never closed; write </{label}> after the entity's last "
                                          "word.", (start, end), f"</{label}>"))
@@ -167,6 +175,7 @@ def capseg_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     if answer.endswith("<eob>"):
         blocks.pop()  # the empty piece after the final <eob>
     for b, block in enumerate(blocks, start=1):
+        tick()
         lines = block.split("<eol>")
         if not block.strip():
             found.append(Violation("block", f"Block {b} is empty.", (position, position + len(block))))
@@ -175,6 +184,7 @@ def capseg_strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
                                    (position, position + len(block)), MAX_LINES, len(lines)))
         at = position
         for n, line in enumerate(lines, start=1):
+            tick()
             if block.strip() and not line.strip():
                 found.append(Violation("block", f"Block {b}, line {n} is empty; put <eol> only between two lines "
                                                 "of text.", (at, at + len(line))))
