@@ -17,6 +17,8 @@ import os
 import time
 from dataclasses import dataclass
 
+from corral.errors import CorralError
+
 __all__ = ["DEFAULT_BUDGET", "Budget", "BudgetExceeded", "Meter"]
 
 LOOK_EVERY = 512
@@ -53,7 +55,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 
 
-class BudgetExceeded(Exception):
+class BudgetExceeded(CorralError):
     """A check ran past its budget; ``reason`` says which limit, in words."""
 
     def __init__(self, reason: str) -> None:
