@@ -137,7 +137,7 @@ def test_a_retry_after_past_the_total_bound_gives_up_at_once(server: HostileServ
     assert "HTTP 429" in completion.error
     assert "1 attempts (0 retries)" in completion.error
     assert "the next attempt would start past the 2 s total bound" in completion.error
-    assert elapsed < 1.0
+    assert elapsed < 1.5  # not the 2 s bound, nor the 60 s wait
 
 
 def test_a_probe_that_hangs_is_bounded(server: HostileServer) -> None:
