@@ -25,7 +25,7 @@ from corral.constraints import (
 )
 from corral.jsonl import append_jsonl, dumps
 from corral.registry import RegistryError
-from corral.text import scrub
+from corral.text import printable, scrub
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._build import register as register_build
@@ -225,23 +225,16 @@ def generate_command(
             continue
         out.print(f"[bold]#{i + 1}[/bold] ({result.finish_reason}, {result.completion_tokens} tokens, "
                   f"{result.tokens_per_second:.0f} tok/s)", highlight=False)
-        out.print(_shown(result.text or result.error or ""), highlight=False, markup=False, emoji=False)
+        out.print(printable(result.text or result.error or ""), highlight=False, markup=False, emoji=False)
         if verdict is not None:
-            shown = "[green]PASS[/green]" if verdict.passed else f"[red]FAIL[/red] {escape(_shown(verdict.feedback))}"
+            feedback = escape(printable(verdict.feedback))
+            shown = "[green]PASS[/green]" if verdict.passed else f"[red]FAIL[/red] {feedback}"
             out.print(shown, highlight=False, emoji=False)
     backend.close()
     raise typer.Exit(EXIT_FAIL if failed else EXIT_PASS)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029]")
-
-
-def _shown(text: str) -> str:
-    """A model's text for the terminal: every control character but newline and tab written as ``\\xNN``, so an
-    escape sequence in it (``\\x1b[2J``, ``\\x1b]0;title\\x07``) shows as text instead of acting on the terminal.
-    Records keep the exact text."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def _json_line(line: str) -> str:

@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from corral.registry import backends
+from corral.text import printable
 
 from ._protocol import Completion, Likelihood, ModelError, Request
-from ._served_reply import MAX_BODY_BYTES, HostileReply, body_cap, parse_completion, printable, read_json
+from ._served_reply import MAX_BODY_BYTES, HostileReply, body_cap, parse_completion, read_json
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

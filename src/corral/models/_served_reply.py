@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+from corral.text import printable
+
 MAX_BODY_BYTES = 16 * 2**20
 """The largest reply body read (after decompression): a chat completion of any sane length is far below it."""
 
@@ -208,10 +210,3 @@ def kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """``text`` with every control character but newline and tab written as ``\\xNN``: terminal escape
-    sequences (``\\x1b[2J``, ``\\x1b]0;title\\x07``) then show as text instead of acting on the terminal."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)

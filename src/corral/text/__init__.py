@@ -4,7 +4,7 @@ Two profiles ship: ``default`` (what a careful user expects) and ``collie-v1`` (
 exactly). More can be registered with ``register_profile``.
 """
 
-from ._clean import scrub
+from ._clean import printable, scrub
 from ._profiles import Profile, RawUnit, get_profile, register_profile
 from ._segmentation import Segmentation, segment
 from ._units import Level, Unit
@@ -29,6 +29,7 @@ __all__ = [
     "Segmentation",
     "Unit",
     "get_profile",
+    "printable",
     "register_profile",
     "scrub",
     "segment",

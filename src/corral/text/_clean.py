@@ -22,3 +22,13 @@ def scrub(text: str) -> tuple[str, int]:
     if _LONE_SURROGATE.search(text) is None:
         return text, 0
     return _LONE_SURROGATE.subn(REPLACEMENT, text)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab written as ``\\xNN``, for a terminal: escape
+    sequences from a model or a server (``\\x1b[2J``, ``\\x1b]0;title\\x07``) then show as text instead of acting
+    on it. Records keep the exact text; this is for what is printed."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
