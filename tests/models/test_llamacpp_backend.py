@@ -66,10 +66,10 @@ def _collie_cases(per_structure: int = 2, per_long_structure: int = 2) -> list:
 
 
 def test_constrained_collie_generations_all_pass(model):
-    # two per word and sentence structure, one per paragraph and passage structure (their outputs are up to 400 and
-    # 1,200 tokens; full size: two): every structure's grammars meet the model
-    cases = _collie_cases(2, sized(1, 2))
-    assert len(cases) >= sized(19, 25)
+    # one instance of each structure (full size: two; paragraph and passage outputs are up to 400 and 1,200 tokens):
+    # every structure's grammars meet the model
+    cases = _collie_cases(sized(1, 2), sized(1, 2))
+    assert len(cases) >= sized(12, 25)
     # with the repeat limit constrained runs get by default
     sampling = {level: Sampling(max_tokens=budget, repeat_limit=CONSTRAINED_REPEAT_LIMIT)
                 for level, budget in MAX_TOKENS.items()}
@@ -113,13 +113,13 @@ SCHEMAS = [
 def test_constrained_json_schema_generations_all_validate(model):
     requests = [
         Request.user(f"Reply with JSON for this schema: {json.dumps(schema)}",
-                     Sampling(temperature=0.8, max_tokens=160, seed=seed, n=sized(3, 5)),
+                     Sampling(temperature=0.8, max_tokens=160, seed=seed, n=sized(2, 5)),
                      grammar=Grammar.json_schema(schema))
         for schema in SCHEMAS for seed in (0, 100)
-    ]  # 30 samples (full size: 50)
+    ]  # 20 samples (full size: 50)
     results = model.complete(requests)
     outputs = [(req.grammar.schema, out) for req, outs in zip(requests, results, strict=True) for out in outs]
-    assert len(outputs) >= sized(30, 50)
+    assert len(outputs) >= sized(20, 50)
     for schema, out in outputs:
         assert out.finish_reason == "stop", out
         jsonschema.validate(json.loads(out.text), schema)

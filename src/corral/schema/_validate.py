@@ -13,6 +13,7 @@ Formats are asserted by default: a schema author who writes ``format: email`` me
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
@@ -142,16 +143,42 @@ def is_valid(schema: Any, sample: Any, assert_formats: bool = True, registry: Re
 
 
 def _validator(schema: Any, assert_formats: bool, registry: Registry | None, compat: Compat = "spec") -> Validator:
-    if compat == "ajv" and isinstance(schema, dict) and isinstance(schema.get("$id"), str) and "$ref" in schema:
+    if registry is None and not _ajv_base(schema, compat):
+        return _cached_validator(json.dumps(schema, sort_keys=True), assert_formats, compat)
+    if registry is None:
+        return _registry_validator(schema, assert_formats, Registry(), compat)
+    # with a registry, building a validator merges the registry into jsonschema's own (every resource copied): the
+    # cost of validating one small sample against a schema of SchemaStore's registry, 20 ms. Keyed on the registry
+    # object (kept in the entry, so its id is never reused while the entry lives), a task's many samples share it.
+    key = (json.dumps(schema, sort_keys=True), assert_formats, compat, id(registry))
+    hit = _REGISTRY_VALIDATORS.get(key)
+    if hit is not None and hit[0] is registry:
+        _REGISTRY_VALIDATORS.move_to_end(key)
+        return hit[1]
+    validator = _registry_validator(schema, assert_formats, registry, compat)
+    _REGISTRY_VALIDATORS[key] = (registry, validator)
+    if len(_REGISTRY_VALIDATORS) > _REGISTRY_CACHE_SIZE:
+        _REGISTRY_VALIDATORS.popitem(last=False)
+    return validator
+
+
+_REGISTRY_CACHE_SIZE = 64
+_REGISTRY_VALIDATORS: OrderedDict[tuple[str, bool, str, int], tuple[Registry, Validator]] = OrderedDict()
+
+
+def _registry_validator(schema: Any, assert_formats: bool, registry: Registry, compat: Compat) -> Validator:
+    if _ajv_base(schema, compat):
         # draft 7 and earlier ignore every sibling of $ref, $id included, so the schema's own relative references
         # have no base; ajv keeps the $id. Reach the schema through its $id to give them that base.
-        registry = (registry or Registry()).with_resource(schema["$id"], Resource.from_contents(schema))
+        registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
         schema = {**({"$schema": schema["$schema"]} if "$schema" in schema else {}), "$ref": schema["$id"]}
-    if registry is None:
-        return _cached_validator(json.dumps(schema, sort_keys=True), assert_formats, compat)
     cls = validator_class(schema, registry, compat)
     assert_formats = assert_formats or FORMAT_ASSERTION_VOCABULARY in (vocabularies(schema, registry) or ())
     return cls(schema, registry=registry, format_checker=FORMATS if assert_formats else None)
+
+
+def _ajv_base(schema: Any, compat: Compat) -> bool:
+    return compat == "ajv" and isinstance(schema, dict) and isinstance(schema.get("$id"), str) and "$ref" in schema
 
 
 @lru_cache(maxsize=256)
