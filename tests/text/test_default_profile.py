@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from corral.text import _default_profile
 from corral.text._default_profile import paragraphs, sentences, words
 
+from .._sizes import sized
+
 
 def units(func, text: str) -> list[str]:
     return [text[a:b] for a, b in func(text)]
@@ -305,7 +307,8 @@ def test_long_joined_runs_are_cut_not_crashing() -> None:
     assert max(end - start for start, end in spans) <= 2 * 201
 
 
-def test_ten_megabytes() -> None:
+def test_megabytes_segment_exactly() -> None:
+    """Millions of characters (3 million; full size: 10), split exactly as their repeated block."""
     block = (
         "Dr. Smith moved to the United States in 1990, e.g. to work for a large company in Boston, and he stayed "
         'there for almost twenty years before he finally returned home. He said "Go." Then he left the house '
@@ -313,8 +316,9 @@ def test_ten_megabytes() -> None:
         "Was it worth 3.14 million dollars, or $5 with 50% off? Nobody knew, and the C++ team didn't mind at all.\n"
         "A second line of the same paragraph \u2014 well-known, naïve and 東京 \u2014 closes it without a full stop\n\n"
     )
-    text = block * (10_000_000 // len(block) + 1)
-    assert len(text) >= 10_000_000
+    size = sized(3_000_000, 10_000_000)
+    text = block * (size // len(block) + 1)
+    assert len(text) >= size
     paras = paragraphs(text)
     sents = sentences(text)
     ws = words(text)
