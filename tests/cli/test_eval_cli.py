@@ -46,7 +46,7 @@ def test_bad_strategies_are_one_line_errors():
     assert "--decoding constrained or both" in line
     line = _one_line_error(runner.invoke(app, ["eval", "collie", "--decoding", "both", "--strategy", "rerank",
                                                "--rerank-k", "0"]))
-    assert "--rerank-k must be >= 1" in line
+    assert "--rerank-k must be a whole number in [1, " in line and "got 0" in line
 
 
 def test_bad_out_and_mixed_configs(tmp_path, monkeypatch):

@@ -35,13 +35,20 @@ from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, err,
 from ._console import fail as _fail
 from ._doctor import register as register_doctor
 from ._eval import register as register_eval
+from ._options import MAX_TOKENS, UsageErrors, float_option, int_option, seed_option, workers_option
 from ._report import register as register_report
 from ._schema import app as schema_app
 from ._tasks import register as register_tasks
 from ._train import app as train_app
 
+MAX_TIMEOUT = 86_400.0  # --timeout: a day per check
+MAX_MEMORY_MB = 1_048_576.0  # --max-memory: 1 TiB
+MAX_CHARS = 100_000_000  # --max-chars: 50 times the default (10 million characters segment in about 17 s)
+MAX_GENERATE_N = 1_000  # corral generate --n
+
 app = typer.Typer(
     name="corral",
+    cls=UsageErrors,  # every usage error of every command is one `error:` line, exit 2
     help="Constrained text generation: specify, render and check constraints.",
     no_args_is_help=True,
     add_completion=False,
@@ -93,16 +100,18 @@ def check_command(
     output: Annotated[Path | None, typer.Option("--out", help="Where --batch writes verdicts (else stdout).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     profile: Annotated[str | None, typer.Option(help="Override the constraint's segmentation profile.")] = None,
-    workers: Annotated[int | None, typer.Option(help="Processes for --batch (default: all cores).")] = None,
+    workers: Annotated[int | None, workers_option("Processes for --batch (default: all cores).")] = None,
     format_task: Annotated[str | None, typer.Option("--format", help="A FormatBench checker (mcq, ner, ...).")] = None,
     instance: Annotated[Path | None, typer.Option(help="--format's instance (JSON, or JSONL and --id).")] = None,
     ident: Annotated[str | None, typer.Option("--id", help="--format's instance id in a JSONL file.")] = None,
     format_output: Annotated[str | None, typer.Option("--output", help="--format's output ('-': stdin).")] = None,
     mode: Annotated[str, typer.Option(help="--format's mode: strict, or reference (the published one).")] = "strict",
-    timeout: Annotated[float, typer.Option(help="Seconds one check may take (per line with --batch).")] = (
-        DEFAULT_BUDGET.seconds),
-    max_memory: Annotated[float, typer.Option(help="MB of memory one check may add.")] = DEFAULT_BUDGET.memory_mb,
-    max_chars: Annotated[int, typer.Option(help="The longest text checked.")] = DEFAULT_BUDGET.max_chars,
+    timeout: Annotated[float, float_option(low=0, high=MAX_TIMEOUT, low_open=True, help=(
+        "Seconds one check may take (per line with --batch)."))] = DEFAULT_BUDGET.seconds,
+    max_memory: Annotated[float, float_option(low=0, high=MAX_MEMORY_MB, low_open=True, help=(
+        "MB of memory one check may add."))] = DEFAULT_BUDGET.memory_mb,
+    max_chars: Annotated[int, int_option(low=1, high=MAX_CHARS, help="The longest text checked.")] = (
+        DEFAULT_BUDGET.max_chars),
 ) -> None:
     """Check TEXT against SPEC, or an --output against a --format checker: exit 0 if it passes, 1 if it fails, 2 on
     bad input, 3 if the check ran past its budget (not decided). With --batch: 2 if any line could not be
@@ -188,11 +197,11 @@ def generate_command(
     schema: Annotated[Path | None, typer.Option(help="Constrain to JSON valid against this schema file.")] = None,
     lark: Annotated[Path | None, typer.Option(help="Constrain with this Lark grammar file.")] = None,
     regex: Annotated[str | None, typer.Option(help="Constrain to this regular expression.")] = None,
-    n: Annotated[int, typer.Option(help="Samples.")] = 1,
-    temperature: Annotated[float, typer.Option(help="0 is greedy.")] = 0.0,
-    top_p: Annotated[float, typer.Option()] = 1.0,
-    max_tokens: Annotated[int, typer.Option()] = 256,
-    seed: Annotated[int, typer.Option()] = 0,
+    n: Annotated[int, int_option(low=1, high=MAX_GENERATE_N, help="Samples.")] = 1,
+    temperature: Annotated[float, float_option(low=0, high=2, help="0 is greedy.")] = 0.0,
+    top_p: Annotated[float, float_option(low=0, high=1, low_open=True)] = 1.0,
+    max_tokens: Annotated[int, int_option(low=1, high=MAX_TOKENS)] = 256,
+    seed: Annotated[int, seed_option()] = 0,
     free: Annotated[bool, typer.Option("--free", help="With --constraint: only check, decode freely.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per output.")] = False,
 ) -> None:

@@ -12,6 +12,10 @@ import typer
 
 from ._console import err, out
 from ._console import fail as _fail
+from ._options import int_option, seed_option, workers_option
+
+MAX_PER_STRUCTURE = 1_000_000
+MAX_PASSAGE_PARAGRAPHS = 1_000
 
 
 def register(app: typer.Typer) -> None:
@@ -31,16 +35,18 @@ def build(
     = None,
     where: Annotated[list[str] | None, typer.Option(
         help="A condition chunks must meet that is not part of the instance. Repeatable.")] = None,
-    per_structure: Annotated[int, typer.Option(help="Instances per structure (a seeded sample).")] = 100,
-    seed: Annotated[int, typer.Option(help="Sampling seed: the same seed gives the same instances.")] = 0,
+    per_structure: Annotated[int, int_option(low=1, high=MAX_PER_STRUCTURE, help=(
+        "Instances per structure (a seeded sample)."))] = 100,
+    seed: Annotated[int, seed_option("Sampling seed: the same seed gives the same instances.")] = 0,
     output: Annotated[Path | None, typer.Option("--out", help="The instances file (.jsonl).")] = None,
     engine: Annotated[str, typer.Option(help="local, or ray (starts Ray on this machine if none is running).")]
     = "local",
     profile: Annotated[str | None, typer.Option(
         help="Segmentation profile of structures given without one (default, collie-v1).")] = None,
-    passage_paragraphs: Annotated[int, typer.Option(help="Paragraphs per passage chunk.")] = 3,
+    passage_paragraphs: Annotated[int, int_option(low=1, high=MAX_PASSAGE_PARAGRAPHS, help=(
+        "Paragraphs per passage chunk."))] = 3,
     text_field: Annotated[str, typer.Option(help="The text field of JSONL corpora.")] = "text",
-    workers: Annotated[int | None, typer.Option(help="CPUs for --engine ray (default: all).")] = None,
+    workers: Annotated[int | None, workers_option("CPUs for --engine ray (default: all).")] = None,
 ) -> None:
     """Build constraint instances from real text: every instance comes with a corpus example that passes it.
 

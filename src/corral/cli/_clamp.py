@@ -16,6 +16,7 @@ from corral.suites.clamp import (
 )
 
 from ._console import fail, out
+from ._options import MAX_INSTANCES, int_option
 
 app = typer.Typer(help="BenchCLAMP parsing: grammar coverage of the gold outputs.", no_args_is_help=True)
 
@@ -23,7 +24,8 @@ app = typer.Typer(help="BenchCLAMP parsing: grammar coverage of the gold outputs
 @app.command("coverage")
 def clamp_coverage(
     part: Annotated[str, typer.Option(help="train, dev or test.")] = "test",
-    limit: Annotated[int | None, typer.Option(help="At most this many examples per dataset.")] = None,
+    limit: Annotated[int | None, int_option(low=1, high=MAX_INSTANCES, help=(
+        "At most this many examples per dataset."))] = None,
 ) -> None:
     """The share of each dataset's gold outputs its grammar accepts: per-sentence grammars for trees and both
     dependency forms (``--part``); for SMCalFlow's dev-100 and dev-200 turns, the Lispress grammar induced from the

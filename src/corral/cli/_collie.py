@@ -35,6 +35,8 @@ def collie_check(
         valid = ", ".join(sorted(s.name for s in BY_CODE.values()))
         raise fail(f"unknown structures {', '.join(sorted(unknown))}; valid: {valid}")
     rows = list(_rows(generations))
+    for row in rows:
+        row["constraint"] = _constraint(row, generations)
     if wanted:
         rows = [r for r in rows if BY_CODE[r["code"]].name in wanted]
     stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # n, corral pass, reference pass, agree
@@ -44,7 +46,7 @@ def collie_check(
                   console=out, transient=True) as progress:
         task = progress.add_task("check", total=len(rows))
         for row in rows:
-            verdict = check(constraint_for(row["code"], row["targets"]), row["text"])
+            verdict = check(row["constraint"], row["text"])
             s = stats[BY_CODE[row["code"]].name]
             s[0] += 1
             s[1] += verdict.passed
@@ -74,6 +76,18 @@ def _rows(generations: Path | None):
                    "text": row["text"], "reference": row.get("collie_verdict")}
     except JsonlError as exc:
         raise fail(str(exc)) from None
+
+def _constraint(row: dict, generations: Path | None):  # -> Constraint
+    """The row's constraint; a code or targets that make none, or a text that is not a string, is one line."""
+    where = f"{generations}: row {repr(row['id'])[:80]}"
+    if not isinstance(row["code"], str) or row["code"] not in BY_CODE:
+        raise fail(f"{where}: unknown COLLIE-v1 code {repr(row['code'])[:80]}; known: {', '.join(BY_CODE)}")
+    if not isinstance(row["text"], str):
+        raise fail(f"{where}: 'text' must be a string")
+    try:
+        return constraint_for(row["code"], row["targets"])
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise fail(f"{where}: targets {repr(row['targets'])[:80]} do not fit code {row['code']}: {exc}") from None
 
 def _report(stats: dict[str, list[int]], total: int, elapsed: float, examples: bool) -> None:
     what = "shipped instance examples" if examples else "generations"

@@ -10,11 +10,16 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from corral.evaluation import CLOSE_LIMIT
+from corral.evaluation import CLOSE_LIMIT, MAX_ROUNDS, MAX_SAMPLES
 from corral.models import MAX_PARTICLES
 
 from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
+from ._options import MAX_INSTANCES, MAX_TOKENS, Bounds, OutOfBounds, float_option, int_option, seed_option
+
+MAX_RERANK_K = 256  # rerank: candidates per sample, each a whole constrained generation
+MAX_REPEAT_LIMIT = 1_000
+MAX_CLOSE_LIMIT = 10_000
 
 
 def _names(value: str | None) -> list[str] | None:
@@ -35,14 +40,17 @@ def eval_command(
         metavar="[GROUP=]N",
         help="At most N instances, or GROUP=N: the first N of each group, e.g. structure=3 (after --where; "
              "one of each form).")] = None,
-    samples: Annotated[int, typer.Option(help="Samples per instance (pass@k for k <= samples).")] = 1,
-    rounds: Annotated[int, typer.Option(help="Feedback rounds after the first attempt.")] = 0,
+    samples: Annotated[int, int_option(low=1, high=MAX_SAMPLES, help=(
+        "Samples per instance (pass@k for k <= samples)."))] = 1,
+    rounds: Annotated[int, int_option(low=0, high=MAX_ROUNDS, help="Feedback rounds after the first attempt.")] = 0,
     decoding: Annotated[str, typer.Option(help="free, constrained, or both (two runs, one report).")] = "free",
-    temperature: Annotated[float, typer.Option(help="0 is greedy.")] = 0.0,
-    top_p: Annotated[float, typer.Option()] = 1.0,
-    max_tokens: Annotated[int | None, typer.Option(help="Token budget (default: the task's, per instance).")] = None,
-    seed: Annotated[int, typer.Option()] = 0,
-    repeat_limit: Annotated[int | None, typer.Option(
+    temperature: Annotated[float, float_option(low=0, high=2, help="0 is greedy.")] = 0.0,
+    top_p: Annotated[float, float_option(low=0, high=1, low_open=True)] = 1.0,
+    max_tokens: Annotated[int | None, int_option(low=1, high=MAX_TOKENS, help=(
+        "Token budget (default: the task's, per instance)."))] = None,
+    seed: Annotated[int, seed_option()] = 0,
+    repeat_limit: Annotated[int | None, int_option(
+        low=0, high=MAX_REPEAT_LIMIT,
         help="Refuse the token that would start copy N+1 of a block just repeated N times in a row "
              "(local models; 0 is off; default: 2 for constrained decoding, off for free decoding).")] = None,
     strategy: Annotated[str, typer.Option(
@@ -51,10 +59,12 @@ def eval_command(
              "--particles constrained sequences, a draw from the model's own distribution given the grammar (at "
              "--temperature, or 1 when it is 0; local models). Constrained runs only; with --decoding both, the "
              "free run stays greedy.")] = "greedy",
-    rerank_k: Annotated[int, typer.Option(help="rerank: candidates per sample.")] = 4,
-    rerank_temperature: Annotated[float, typer.Option(help="rerank: the candidates' temperature.")] = 0.7,
-    particles: Annotated[int, typer.Option(help="smc: particles per sample.")] = 8,
-    close_limit: Annotated[int, typer.Option(
+    rerank_k: Annotated[int, int_option(low=1, high=MAX_RERANK_K, help="rerank: candidates per sample.")] = 4,
+    rerank_temperature: Annotated[float, float_option(low=0, high=2, low_open=True, help=(
+        "rerank: the candidates' temperature."))] = 0.7,
+    particles: Annotated[int, int_option(low=2, high=MAX_PARTICLES, help="smc: particles per sample.")] = 8,
+    close_limit: Annotated[int, int_option(
+        low=0, high=MAX_CLOSE_LIMIT,
         help="Constrained: the most characters the grammar's shortest completion may add to an output cut off at "
              "its token budget (0: never close). A closed output never counts as passed as written.")] = CLOSE_LIMIT,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
@@ -82,12 +92,6 @@ def eval_command(
         raise _fail(f"unknown --strategy {strategy!r}; valid: greedy, rerank, smc")
     if strategy != "greedy" and "constrained" not in modes:
         raise _fail(f"--strategy {strategy} decodes constrained samples: use it with --decoding constrained or both")
-    if rerank_k < 1 or rerank_temperature <= 0:
-        raise _fail(f"--rerank-k must be >= 1 and --rerank-temperature > 0 (got {rerank_k} and {rerank_temperature})")
-    if not 2 <= particles <= MAX_PARTICLES:
-        raise _fail(f"--particles must be in 2..{MAX_PARTICLES} (got {particles})")
-    if not 0 <= close_limit <= 10_000:
-        raise _fail(f"--close-limit must be in 0..10000 (got {close_limit})")
     strategies = {mode: strategy if mode == "constrained" else "greedy" for mode in modes}
     rerank = {"rerank_k": rerank_k, "rerank_temperature": rerank_temperature, "particles": particles,
               "close_limit": close_limit}
@@ -171,8 +175,12 @@ def _limits(values: list[str]) -> tuple[int | None, tuple[str, int] | None]:
     per_group: tuple[str, int] | None = None
     for value in values:
         group, sep, number = value.rpartition("=")
-        if not re.fullmatch(r"\s*[0-9]+\s*", number) or int(number) < 1 or (sep and not group.strip()):
+        if not re.fullmatch(r"\s*[0-9]+\s*", number) or not number.strip().lstrip("0") or (sep and not group.strip()):
             raise _fail(f"--limit {value!r}: write N or GROUP=N with N >= 1, e.g. --limit 20 or --limit structure=3")
+        try:
+            Bounds(int, 1, MAX_INSTANCES).check(number)
+        except OutOfBounds as exc:
+            raise _fail(f"--limit {'GROUP=' if sep else ''}N {exc}") from None
         if (per_group if sep else count) is not None:
             raise _fail(f"--limit {value!r}: give at most one --limit N and one --limit GROUP=N")
         if sep:

@@ -21,6 +21,10 @@ from corral.jsonl import atomic_write, write_jsonl
 from corral.schema import DATA_FORMS, FORMS
 
 from ._console import EXIT_FAIL, EXIT_PASS, fail, out
+from ._options import int_option, seed_option
+
+MAX_SUITE = 100_000  # schema gen --n
+MAX_DEPTH = 64  # schema gen --max-depth: subschema hops from the root
 
 app = typer.Typer(help="JSON Schema tasks: generate, render, validate and mutate.", no_args_is_help=True)
 
@@ -94,14 +98,13 @@ def _validate(schema: dict[str, Any], sample: Any, source: str) -> list[Any]:
 @app.command("gen")
 def gen_command(
     output: Annotated[Path, typer.Option("--out", help="Folder for schemas.jsonl and census.json.")],
-    n: Annotated[int, typer.Option(help="How many schemas.")] = 602,
-    seed: Annotated[int, typer.Option(help="Suite seed; schema i has its own seed derived from it.")] = 0,
-    max_depth: Annotated[int | None, typer.Option(help="Deepest nesting (subschema hops from the root).")] = None,
+    n: Annotated[int, int_option(low=1, high=MAX_SUITE, help="How many schemas.")] = 602,
+    seed: Annotated[int, seed_option("Suite seed; schema i has its own seed derived from it.")] = 0,
+    max_depth: Annotated[int | None, int_option(low=0, high=MAX_DEPTH, help=(
+        "Deepest nesting (subschema hops from the root)."))] = None,
     keywords: Annotated[str | None, typer.Option(help="Comma-separated keywords the generator may use.")] = None,
 ) -> None:
     """Generate a satisfiable schema suite, each schema with a valid sample, and print its census."""
-    if n < 1:
-        raise fail(f"--n must be at least 1, not {n}")
     config = _config(max_depth, keywords)
     suite = js.generate_suite(n, seed, config)
     census = js.suite_census(suite)
@@ -191,7 +194,7 @@ def mutate_command(
     schema: Annotated[str, typer.Argument(help="Schema file (.json, .yaml/.yml, .xml) or '-'.")],
     sample: Annotated[str, typer.Argument(help="A valid sample (file or '-').")],
     keyword: Annotated[str | None, typer.Option(help="Break this keyword (default: a random one).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for the choice of keyword, place and value.")] = 0,
+    seed: Annotated[int, seed_option("Seed for the choice of keyword, place and value.")] = 0,
     format: Annotated[str | None, typer.Option(help=f"Sample format: {', '.join(DATA_FORMS)} (default: suffix).")]
     = None,
 ) -> None:

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ._console import err, out
 from ._console import fail as _fail
+from ._options import MAX_INSTANCES, MAX_TOKENS, float_option, int_option, seed_option
 
 app = typer.Typer(help="Train with checker rewards (ReFF's RL on trl), SFT baselines, self-distillation.",
                   no_args_is_help=True)
@@ -28,14 +29,18 @@ TaskOptions = Annotated[list[str] | None, typer.Option("-T", "--task-option", me
                                                        help="A task option (repeatable), as corral eval takes it.")]
 WhereOption = Annotated[list[str] | None, typer.Option(metavar="GROUP=V1,V2",
                                                        help="Only instances whose group has one of these values.")]
-LimitOption = Annotated[int | None, typer.Option(help="At most N instances of the task (held-out ones included).")]
+LimitOption = Annotated[int | None, int_option(low=1, high=MAX_INSTANCES, help=(
+    "At most N instances of the task (held-out ones included)."))]
 BaseOption = Annotated[str | None, typer.Option(help="smollm2, a GGUF, or a transformers checkpoint.")]
-StepsOption = Annotated[int | None, typer.Option(help="Optimiser steps (default: --epochs over the data).")]
-EpochsOption = Annotated[float | None, typer.Option()]
-MinutesOption = Annotated[float | None, typer.Option(help="Stop after this much training time.")]
-LearningRateOption = Annotated[float | None, typer.Option(help="Learning rate.")]
-HoldoutOption = Annotated[float | None, typer.Option(help="Share of instances never trained on.")]
-SeedOption = Annotated[int | None, typer.Option()]
+StepsOption = Annotated[int | None, int_option(low=1, high=10_000_000, help=(
+    "Optimiser steps (default: --epochs over the data)."))]
+EpochsOption = Annotated[float | None, float_option(low=0, high=1_000, low_open=True)]
+MinutesOption = Annotated[float | None, float_option(low=0, high=43_200, low_open=True, help=(
+    "Stop after this much training time (at most 30 days)."))]
+LearningRateOption = Annotated[float | None, float_option(low=0, high=1, low_open=True, help="Learning rate.")]
+HoldoutOption = Annotated[float | None, float_option(low=0, high=1, high_open=True, help=(
+    "Share of instances never trained on."))]
+SeedOption = Annotated[int | None, seed_option()]
 DeviceOption = Annotated[str | None, typer.Option(help="auto, cpu or cuda.")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="Run directory (rerun to resume).")]
 
@@ -137,17 +142,19 @@ def rl_command(
     reward: Annotated[str | None, typer.Option(help="binary (ReFF's +-1), graded (the verdict's score) or gated "
                                                     "(format x quality).")] = None,
     quality_metric: Annotated[str | None, typer.Option(help="The quality value a gated reward reads.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="The task's completion budget in tokens.")] = None,
+    max_tokens: Annotated[int | None, int_option(low=1, high=MAX_TOKENS, help=(
+        "The task's completion budget in tokens."))] = None,
     setting: Annotated[str | None, typer.Option(help="ReFF's setting: tst, trn or trn-ft.")] = None,
     algorithm: Annotated[str | None, typer.Option(help="grpo or rloo.")] = None,
     base: BaseOption = None,
     steps: StepsOption = None,
     minutes: MinutesOption = None,
-    generations: Annotated[int | None, typer.Option(help="Completions per prompt (the GRPO group).")] = None,
-    prompts_per_step: Annotated[int | None, typer.Option(help="Prompts per optimiser step.")] = None,
+    generations: Annotated[int | None, int_option(low=2, high=1_024, help=(
+        "Completions per prompt (the GRPO group)."))] = None,
+    prompts_per_step: Annotated[int | None, int_option(low=1, high=4_096, help="Prompts per optimiser step.")] = None,
     lr: LearningRateOption = None,
-    beta: Annotated[float | None, typer.Option(help="KL anchor weight (> 0).")] = None,
-    lora_r: Annotated[int | None, typer.Option(help="LoRA rank (default 16).")] = None,
+    beta: Annotated[float | None, float_option(low=0, high=100, low_open=True, help="KL anchor weight.")] = None,
+    lora_r: Annotated[int | None, int_option(low=1, high=4_096, help="LoRA rank (default 16).")] = None,
     holdout: HoldoutOption = None,
     seed: SeedOption = None,
     device: DeviceOption = None,
@@ -183,7 +190,8 @@ def distill_command(
     config: ConfigOption = None, task: TaskOption = None, task_option: TaskOptions = None, where: WhereOption = None,
     limit: LimitOption = None,
     reward: Annotated[str | None, typer.Option(help="gated also drops passing outputs with quality 0.")] = None,
-    samples: Annotated[int | None, typer.Option(help="Constrained samples per training instance.")] = None,
+    samples: Annotated[int | None, int_option(low=1, high=1_000, help=(
+        "Constrained samples per training instance."))] = None,
     base: BaseOption = None, steps: StepsOption = None, epochs: EpochsOption = None, minutes: MinutesOption = None,
     lr: LearningRateOption = None, holdout: HoldoutOption = None, seed: SeedOption = None,
     device: DeviceOption = None, output: OutOption = None,
@@ -200,7 +208,8 @@ def distill_command(
 def compare_command(
     runs: Annotated[list[Path], typer.Argument(help="Training run directories of one task mix.")],
     output: Annotated[Path, typer.Option("--out", help="Where the report and its evaluation runs go.")],
-    limit: Annotated[int | None, typer.Option(help="At most N held-out instances per task.")] = None,
+    limit: Annotated[int | None, int_option(low=1, high=MAX_INSTANCES, help=(
+        "At most N held-out instances per task."))] = None,
     decoding: Annotated[str, typer.Option(help="free, constrained or both.")] = "both",
     base: Annotated[bool, typer.Option(help="Evaluate the base model too (the 'before' column).")] = True,
 ) -> None:

@@ -7,6 +7,8 @@ from ._metrics import pass_at_k, summarize
 from ._records import (
     CLOSE_LIMIT,
     CONFIG_FILE,
+    MAX_ROUNDS,
+    MAX_SAMPLES,
     RunConfig,
     RunError,
     SampleRecord,
@@ -29,6 +31,8 @@ __all__ = [
     "CLOSE_LIMIT",
     "CONFIG_FILE",
     "CONSTRAINED_REPEAT_LIMIT",
+    "MAX_ROUNDS",
+    "MAX_SAMPLES",
     "ResponseCache",
     "RunConfig",
     "RunError",

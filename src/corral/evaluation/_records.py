@@ -66,13 +66,16 @@ class _Frozen(BaseModel):
 
 
 class SamplingConfig(_Frozen):
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int | None = None  # None: each instance's own budget (the task sizes it so outputs can finish)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # nan or inf: a ValidationError
+
+    temperature: float = Field(0.0, ge=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    # None: each instance's own budget (the task sizes it so outputs can finish)
+    max_tokens: int | None = Field(None, ge=1)
     seed: int = 0
     # 0: off; k: a block may appear at most k times in a row (corral.decoding.RepeatGuard); None: the decoding's
     # default, fixed when the run is planned (``evaluation.plan_config``)
-    repeat_limit: int | None = None
+    repeat_limit: int | None = Field(None, ge=0)
 
 
 class RunConfig(_Frozen):
@@ -96,7 +99,8 @@ class RunConfig(_Frozen):
     stop_on_repeat: bool = False  # a feedback chain ends when the model repeats one of its earlier answers
     strategy: Strategy = "greedy"
     rerank_k: int = 4  # rerank: candidates drawn per constrained sample
-    rerank_temperature: float = 0.7  # rerank: the candidates' sampling temperature (top_p and seeds: the run's)
+    # rerank: the candidates' sampling temperature (top_p and seeds: the run's)
+    rerank_temperature: float = Field(0.7, gt=0, allow_inf_nan=False)
     particles: int = 8  # smc: particles per constrained sample
     close_limit: int = Field(CLOSE_LIMIT, ge=0, le=10_000)  # constrained: characters closing may add (0: never close)
     # constrained: what compiled the grammars (Corral's version, the grammar compiler's sources, the mask engine);

@@ -51,7 +51,7 @@ class TaskSpec(BaseModel):
             ``options``), for a task that ships one; the held-out instances always come from ``options``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # nan or inf: refused
 
     task: str
     options: dict[str, str] = Field(default_factory=dict)
@@ -79,7 +79,7 @@ class TrainConfig(BaseModel):
     ``corral train compare`` evaluates.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # nan or inf: refused
 
     method: Method = "rl"
     base: str = "smollm2"

@@ -13,7 +13,7 @@ from pathlib import Path
 from corral.constraints import ConstraintSyntaxError, check, parse, render
 from corral.jsonl import iter_jsonl
 from corral.tasks import Task, TaskInstance, register_task
-from corral.text import Level
+from corral.text import Level, scrub
 
 from ._task import MAX_TOKENS, _grammar, collie
 
@@ -34,12 +34,12 @@ def instances_file_task(path: str | Path) -> Task:
         if not isinstance(row, dict) or not isinstance(row.get("constraint"), str):
             raise ValueError(f"{path}: instance {number}: an instance needs a string field 'constraint'")
         try:
-            constraint = parse(row["constraint"])
+            constraint = parse(_text(row["constraint"]))
         except ConstraintSyntaxError as exc:
             raise ValueError(f"{path}: instance {number}: bad constraint: {exc}") from None
         instances.append(TaskInstance(
-            id=str(row.get("id", number)), prompt=str(row.get("prompt") or render(constraint)), target=constraint,
-            groups={"structure": str(row.get("structure", "")), "source": str(row.get("source", ""))},
+            id=_text(row.get("id", number)), prompt=_text(row.get("prompt") or render(constraint)), target=constraint,
+            groups={"structure": _text(row.get("structure", "")), "source": _text(row.get("source", ""))},
             max_tokens=MAX_TOKENS.get(constraint.level, MAX_TOKENS[Level.PASSAGE]),  # no level: the whole text
             reference=row.get("example")))
     ids = [inst.id for inst in instances]
@@ -56,3 +56,10 @@ def instances_file_task(path: str | Path) -> Task:
         extract=reference.extract,
         description=f"constraint instances from {path}",
     )
+
+
+def _text(value: object) -> str:
+    """A field as text, with every lone surrogate (a JSON escape such as ``"\\ud800"`` decodes to one) replaced by
+    U+FFFD: such a character cannot be written as UTF-8, so an id, prompt or constraint holding one would stop the
+    run when it writes its config or records."""
+    return scrub(str(value))[0]
