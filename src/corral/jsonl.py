@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from corral.errors import InputError
+from corral.files import open_input
 
 __all__ = ["JsonlError", "append_jsonl", "atomic_write", "dumps", "encode_jsonl", "enumerate_jsonl", "iter_jsonl",
            "parse_line", "read_jsonl", "write_jsonl"]
@@ -47,8 +48,12 @@ def enumerate_jsonl(source: str | Traversable | IO[str], *, name: str | None = N
         yield from _rows(source, name or getattr(source, "name", "<stream>"), objects, max_line_chars, torn_tail)
         return
     label = name or str(source)
-    try:
-        raw = source.open("rb")
+    try:  # a file on disk: a regular file only (a FIFO or /dev/zero is refused, not read); a package resource as is
+        raw = open_input(source) if isinstance(source, Path) else source.open("rb")
+    except InputError as exc:
+        if not os.path.lexists(source):  # type: ignore[arg-type]
+            raise JsonlError(f"cannot read {label}: No such file or directory") from None
+        raise JsonlError(str(exc) if name is None else str(exc).replace(str(source), label, 1)) from None
     except OSError as exc:
         raise JsonlError(f"cannot read {label}: {exc.strerror or exc}") from None
     with raw:  # read as bytes and decoded line by line, so that a byte that is not UTF-8 is found on its line
@@ -79,6 +84,8 @@ def parse_line(line: str, label: str, number: int, *, objects: bool = True, max_
         raise JsonlError(f"{label}:{number}:{column}: malformed JSON ({exc.msg})") from None
     except RecursionError:
         raise JsonlError(f"{label}:{number}: JSON nested too deeply to read") from None
+    except ValueError:  # an integer past Python's 4,300-digit limit on converting text to int
+        raise JsonlError(f"{label}:{number}: an integer of more than 4,300 digits") from None
     if objects and not isinstance(row, dict):
         raise JsonlError(f"{label}:{number}: expected a JSON object, got {type(row).__name__}")
     return row

@@ -162,9 +162,14 @@ def check_command(
 
 
 def _check_batch(path: Path, output: Path | None, workers: int | None, budget: Budget) -> int:
-    try:
-        with path.open("rb") as f:
+    from corral.errors import InputError
+    from corral.files import open_input
+
+    try:  # a regular file only: a FIFO or /dev/zero is refused, not read
+        with open_input(path) as f:
             lines = f.readlines()
+    except InputError as exc:
+        raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
     try:

@@ -38,14 +38,13 @@ def _read_text(source: str) -> str:
     """The text of a file, or of standard input for ``-``; a missing or unreadable file is a one-line error."""
     if source == "-":
         return sys.stdin.read()
-    try:
-        return Path(source).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise fail(f"{source}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise fail(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise fail(f"{source}: cannot read: {exc.strerror}") from None
+    from corral.errors import InputError
+    from corral.files import read_input_text
+
+    try:  # regular files only, at most 64 MiB: a FIFO or /dev/zero is refused, not read
+        return read_input_text(source)
+    except InputError as exc:
+        raise fail(str(exc)) from None
 
 
 def _suffix_format(source: str) -> str | None:
