@@ -4,6 +4,8 @@
   directory); the message names what and where. It is a ``ValueError``.
 - ``GrammarError``: a grammar cannot be built or handed to the engine (``NotExpressible`` below it). A ``ValueError``.
 - ``ModelError``: a model cannot be loaded, reached or run on this machine. A ``RuntimeError``.
+- ``OutputError``: a file Corral writes cannot be written (a full disk, no permission, a name too long, a
+  directory in the way); the message names the path and the system's reason. An ``OSError``.
 
 Each package's own error classes sit below one of these; the built-in bases they had are kept, so existing
 ``except ValueError`` clauses still catch them.
@@ -26,3 +28,19 @@ class GrammarError(CorralError, ValueError):
 
 class ModelError(CorralError, RuntimeError):
     """A model could not be loaded or reached, or a request cannot be served; the message says which and why."""
+
+
+class OutputError(CorralError, OSError):
+    """A file Corral writes cannot be opened, written, flushed or closed; the message names the path and the
+    system's reason (``PATH: cannot write: No space left on device``).
+
+    It stays an ``OSError`` (with the system's ``errno`` and ``strerror``), so that code which catches ``OSError``
+    around a write, or asks for ``ENOSPC``, catches it still; ``str()`` is the message alone."""
+
+    def __init__(self, message: str, errno: int | None = None, strerror: str | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno  # type: ignore[misc]
+        self.strerror = strerror  # type: ignore[misc]
+
+    def __str__(self) -> str:  # OSError's own would print "[Errno 28] ..." once errno and strerror are set
+        return str(self.args[0]) if self.args else ""

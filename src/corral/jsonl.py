@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from glob import escape as glob_escape
@@ -20,8 +21,15 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import IO, Any
 
-from corral.errors import InputError
-from corral.files import open_input
+from corral.errors import InputError, OutputError
+from corral.files import (
+    MAX_INPUT_BYTES,
+    MAX_LINE_CHARS,
+    integer_too_long_at,
+    make_folder,
+    open_input,
+    output_error,
+)
 
 __all__ = ["JsonlError", "append_jsonl", "atomic_write", "dumps", "encode_jsonl", "enumerate_jsonl", "iter_jsonl",
            "parse_line", "read_jsonl", "write_jsonl"]
@@ -34,12 +42,18 @@ class JsonlError(InputError):
     """A JSON Lines file that cannot be read: the message names the file, the line and the column."""
 
 
-def enumerate_jsonl(source: str | Traversable | IO[str], *, name: str | None = None, objects: bool = True,
-                    max_line_chars: int | None = None, torn_tail: bool = False) -> Iterator[tuple[int, Any]]:
+def enumerate_jsonl(source: str | Traversable | IO[str] | IO[bytes], *, name: str | None = None,
+                    objects: bool = True, max_line_chars: int | None = MAX_LINE_CHARS, torn_tail: bool = False,
+                    max_bytes: int | None = MAX_INPUT_BYTES, within: Path | None = None,
+                    ) -> Iterator[tuple[int, Any]]:
     """(line number, row) for each row of a JSON Lines file (``.gz`` read compressed; a ``Path`` or a package
-    resource) or of an open text stream, blank lines skipped; ``name`` names the source in messages.
+    resource) or of an open stream (text, or bytes decoded line by line), blank lines skipped; ``name`` names the
+    source in messages.
 
-    ``objects`` requires each row to be a JSON object; ``max_line_chars`` refuses longer lines (untrusted input).
+    A file on disk is opened by ``corral.files.open_input``: a regular file of at most ``max_bytes`` only (a FIFO
+    or ``/dev/zero`` is refused, not read), and with ``within`` (a run directory) not through a symbolic link.
+    ``objects`` requires each row to be a JSON object; ``max_line_chars`` refuses longer lines, and a file's line
+    is read at most that far (4 bytes a character) before it is refused, so one endless line is never held whole.
     ``torn_tail`` is for files appended to line by line: a last line without its newline is a write that was cut
     off, read if it is whole JSON and otherwise left out.
     """
@@ -49,25 +63,47 @@ def enumerate_jsonl(source: str | Traversable | IO[str], *, name: str | None = N
         return
     label = name or str(source)
     try:  # a file on disk: a regular file only (a FIFO or /dev/zero is refused, not read); a package resource as is
-        raw = open_input(source) if isinstance(source, Path) else source.open("rb")
+        raw = open_input(source, max_bytes, within=within) if isinstance(source, Path) else source.open("rb")
     except InputError as exc:
-        if not os.path.lexists(source):  # type: ignore[arg-type]
+        if _missing(source):  # type: ignore[arg-type]
             raise JsonlError(f"cannot read {label}: No such file or directory") from None
         raise JsonlError(str(exc) if name is None else str(exc).replace(str(source), label, 1)) from None
     except OSError as exc:
         raise JsonlError(f"cannot read {label}: {exc.strerror or exc}") from None
     with raw:  # read as bytes and decoded line by line, so that a byte that is not UTF-8 is found on its line
-        yield from _rows(gzip.GzipFile(fileobj=raw) if source.name.endswith(".gz") else raw, label, objects,
-                         max_line_chars, torn_tail)
+        stream = gzip.GzipFile(fileobj=raw) if source.name.endswith(".gz") else raw
+        lines = _capped_lines(stream, None if max_line_chars is None else 4 * max_line_chars)
+        yield from _rows(lines, label, objects, max_line_chars, torn_tail)
 
 
-def iter_jsonl(source: str | Traversable | IO[str], **options: Any) -> Iterator[Any]:
+def _missing(path: Path) -> bool:
+    """Whether ``path`` names nothing (not: cannot be looked at, such as a name too long)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _capped_lines(stream: IO[bytes], cap: int | None) -> Iterator[bytes]:
+    """The lines of a binary stream, each read at most ``cap + 1`` bytes far: a longer line comes out cut, without
+    its newline, and ``_rows`` refuses it."""
+    if cap is None:
+        yield from stream
+        return
+    while line := stream.readline(cap + 1):
+        yield line
+
+
+def iter_jsonl(source: str | Traversable | IO[str] | IO[bytes], **options: Any) -> Iterator[Any]:
     """The rows of a JSON Lines file or stream, as ``enumerate_jsonl`` reads them."""
     for _, row in enumerate_jsonl(source, **options):
         yield row
 
 
-def read_jsonl(source: str | Traversable | IO[str], **options: Any) -> list[Any]:
+def read_jsonl(source: str | Traversable | IO[str] | IO[bytes], **options: Any) -> list[Any]:
     """All rows of a JSON Lines file or stream, as ``enumerate_jsonl`` reads them."""
     return list(iter_jsonl(source, **options))
 
@@ -84,8 +120,11 @@ def parse_line(line: str, label: str, number: int, *, objects: bool = True, max_
         raise JsonlError(f"{label}:{number}:{column}: malformed JSON ({exc.msg})") from None
     except RecursionError:
         raise JsonlError(f"{label}:{number}: JSON nested too deeply to read") from None
-    except ValueError:  # an integer past Python's 4,300-digit limit on converting text to int
-        raise JsonlError(f"{label}:{number}: an integer of more than 4,300 digits") from None
+    except ValueError:  # an integer past Python's limit on converting text to int (4,300 digits by default)
+        found = integer_too_long_at(line)
+        column = f":{found[1]}" if found else ""
+        raise JsonlError(f"{label}:{number}{column}: an integer of more than {sys.get_int_max_str_digits():,} "
+                         f"digits") from None
     if objects and not isinstance(row, dict):
         raise JsonlError(f"{label}:{number}: expected a JSON object, got {type(row).__name__}")
     return row
@@ -97,6 +136,8 @@ def _rows(stream: Iterable[str | bytes], label: str, objects: bool, max_chars: i
     try:
         for number, line in enumerate(stream, start=1):
             if isinstance(line, bytes):
+                if max_chars is not None and len(line) > 4 * max_chars and not line.endswith(b"\n"):
+                    raise JsonlError(f"{label}:{number}: line longer than {max_chars:,} characters")
                 try:
                     line = line.decode("utf-8")
                 except UnicodeDecodeError as exc:
@@ -153,11 +194,18 @@ def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, Any] | Any], sort_
 
 def atomic_write(path: str | Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename: readers see the old
-    file or the new one, never a part."""
+    file or the new one, never a part. A link at ``path`` is replaced, never written through.
+
+    Every ``OSError`` (a folder that cannot be made, a full disk, no permission, a name too long, a directory in
+    the way) is one ``OutputError`` naming ``path`` (still an ``OSError``); the temporary file is removed whatever
+    happens."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _sweep_temporaries(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    make_folder(path.parent, named=path)
+    try:
+        _sweep_temporaries(path)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{_stem(path)}.{os.getpid()}.", suffix=".tmp")
+    except OSError as exc:
+        raise output_error(path, exc) from None
     try:
         mask = os.umask(0)
         os.umask(mask)
@@ -165,16 +213,28 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
         with os.fdopen(handle, "wb") as out:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise output_error(path, exc) from None
         raise
+
+
+_TEMPORARY_STEM = 160
+"""The most characters of the target's name a temporary file's name repeats: with the pid and mkstemp's letters it
+stays under the 255 bytes a file name may have, so a long target name is not refused for its temporary's sake."""
+
+
+def _stem(path: Path) -> str:
+    return path.name[:_TEMPORARY_STEM]
 
 
 def _sweep_temporaries(path: Path) -> None:
     """Remove the temporary files an earlier write of ``path`` left when its process was killed (``kill -9`` runs no
     cleanup): ``.NAME.PID.*.tmp`` whose PID is no longer a running process."""
-    for leftover in path.parent.glob(f".{glob_escape(path.name)}.*.tmp"):
-        pid = leftover.name[len(path.name) + 2:].partition(".")[0]
+    stem = _stem(path)
+    for leftover in path.parent.glob(f".{glob_escape(stem)}.*.tmp"):
+        pid = leftover.name[len(stem) + 2:].partition(".")[0]
         if pid.isdigit() and not _running(int(pid)):
             leftover.unlink(missing_ok=True)
 

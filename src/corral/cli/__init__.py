@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -162,20 +163,30 @@ def check_command(
 
 
 def _check_batch(path: Path, output: Path | None, workers: int | None, budget: Budget) -> int:
-    from corral.errors import InputError
-    from corral.files import open_input
+    from corral.files import MAX_WHOLE_FILE_BYTES, open_input, open_output
 
-    try:  # a regular file only: a FIFO or /dev/zero is refused, not read
-        with open_input(path) as f:
+    try:  # a regular file of at most 1 GiB: a FIFO or /dev/zero is refused, not read (an InputError: one line)
+        with open_input(path, MAX_WHOLE_FILE_BYTES) as f:
             lines = f.readlines()
-    except InputError as exc:
-        raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
+    sink = open_output(output) if output else sys.stdout  # every failed write to --out: an OutputError, one line
     try:
-        sink = output.open("w", encoding="utf-8") if output else sys.stdout
-    except OSError as exc:
-        raise _fail(f"cannot write --out {output}: {exc.strerror or exc}") from None
+        code = _write_verdicts(path, lines, sink, output, workers, budget)
+    except BaseException:
+        if output:
+            with contextlib.suppress(OSError):  # the error in flight is the one to report
+                sink.close()
+        raise
+    if output:
+        sink.close()  # the last rows reach the disk here: a full disk is still one line
+    return code
+
+
+def _write_verdicts(path: Path, lines: list[bytes], sink: Any, output: Path | None, workers: int | None,
+                    budget: Budget) -> int:
+    from corral.errors import OutputError
+
     bad = undecided = 0
     try:
         for record in check_lines(lines, workers=workers, big=len(lines) >= PARALLEL_FROM_LINES, name=str(path),
@@ -185,11 +196,10 @@ def _check_batch(path: Path, output: Path | None, workers: int | None, budget: B
                 err.print("[red]error:[/red] " + escape(record["error"]), highlight=False, soft_wrap=True)
             undecided += "undecided" in record
             append_jsonl(sink, record)
-    except OSError as exc:
+    except OutputError:
+        raise
+    except OSError as exc:  # standard output closed or full
         raise _fail(f"cannot write {output or 'standard output'}: {exc.strerror or exc}") from None
-    finally:
-        if output:
-            sink.close()
     return EXIT_BAD_INPUT if bad else EXIT_UNDECIDED if undecided else EXIT_PASS
 
 

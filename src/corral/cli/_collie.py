@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from corral.constraints import check
+from corral.files import open_output
 from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
 from corral.suites.collie import BY_CODE, constraint_for, instances
 
@@ -40,7 +41,7 @@ def collie_check(
     if wanted:
         rows = [r for r in rows if BY_CODE[r["code"]].name in wanted]
     stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # n, corral pass, reference pass, agree
-    sink = output.open("w", encoding="utf-8") if output else None
+    sink = open_output(output) if output else None  # a failed write: an OutputError naming --out, one line
     start = time.perf_counter()
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=out, transient=True) as progress:

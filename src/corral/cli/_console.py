@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+from corral.errors import InputError, OutputError
 
 out = Console()
 err = Console(stderr=True)
@@ -19,3 +24,15 @@ def fail(message: str) -> typer.Exit:
     brackets in it (``[hf]``, ``[collie-v1]``) are text, not rich markup."""
     err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_BAD_INPUT)
+
+
+@contextmanager
+def file_errors() -> Iterator[None]:
+    """An input refused (``InputError``: a FIFO, a device, a file past its cap, a link out of a run directory) or an
+    output that cannot be written (``OutputError``: a full disk, a name too long) that no command caught, as
+    ``error: message`` and exit 2. The app's click group wraps every command in it, so none can end such an error
+    in a traceback."""
+    try:
+        yield
+    except (InputError, OutputError) as exc:
+        raise fail(str(exc)) from None

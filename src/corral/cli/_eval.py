@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Annotated
@@ -224,10 +223,26 @@ def _headline(run: Path, summary: dict) -> None:
         out.print(f"  computed with {runtime}", highlight=False, soft_wrap=True)
     if not summary["complete"]:
         errors = run / "errors.jsonl"
-        last = errors.read_text(encoding="utf-8").splitlines()[-1] if errors.exists() else ""
-        hint = f" (last: {json.loads(last)['error']})" if last else ""
+        last = _last_error(errors, run)
+        hint = f" (last: {last})" if last else ""
         err.print(f"incomplete: some generations failed and are listed in {errors}{hint}; rerun to retry them",
-                  highlight=False, soft_wrap=True)
+                  highlight=False, soft_wrap=True, markup=False)
+
+
+def _last_error(errors: Path, run: Path) -> str:
+    """The last error ``errors.jsonl`` records, as one printable line ('' when there is none to read): a hint, so a
+    damaged file (garbage, a link out of the run, a FIFO) gives no hint rather than a failure of its own."""
+    from corral.jsonl import JsonlError, iter_jsonl
+    from corral.text import printable
+
+    last = ""
+    try:
+        for row in iter_jsonl(errors, torn_tail=True, within=run):
+            if isinstance(row.get("error"), str):
+                last = row["error"]
+    except JsonlError:
+        pass
+    return printable(last[:500]).replace("\n", " ")
 
 
 def register(app: typer.Typer) -> None:

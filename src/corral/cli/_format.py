@@ -18,23 +18,23 @@ MAX_INSTANCE_BYTES = 50_000_000
 
 def load_instance(path: Path, task: str, ident: str | None) -> dict[str, Any]:
     """One instance from a JSON file (an object) or a JSONL file (the row with ``ident``, or its only row)."""
+    from corral.errors import InputError
+    from corral.files import read_input_json
     from corral.suites.formatbench import InstanceError, read_instances_file
 
-    try:
+    if path.suffix == ".json":
+        try:  # a regular file of at most MAX_INSTANCE_BYTES, JSON nested at most 256 deep, or one line
+            row = read_input_json(path, MAX_INSTANCE_BYTES)
+        except InputError as exc:
+            raise _fail(str(exc)) from None
+        if not isinstance(row, dict):
+            raise _fail(f"{path}: an instance must be a JSON object")
+        return row
+    try:  # read through corral.files.open_input: a FIFO or a device is refused there, not read
         if path.stat().st_size > MAX_INSTANCE_BYTES:
             raise _fail(f"{path}: larger than {MAX_INSTANCE_BYTES:,} bytes")
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror}") from None
-    if path.suffix == ".json":
-        try:
-            row = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise _fail(f"cannot read {path}: {exc}") from None
-        except json.JSONDecodeError as exc:
-            raise _fail(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise _fail(f"{path}: an instance must be a JSON object")
-        return row
     try:
         rows = [row for row in read_instances_file(path, task, strict=False)
                 if ident is None or str(row.get("id")) == ident]

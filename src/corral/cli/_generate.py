@@ -35,19 +35,19 @@ def grammar_from_options(
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text") from None
+    """A grammar file's text: a regular UTF-8 file of at most 64 MiB (``corral.files``), or an ``InputError`` (a
+    ``ValueError``) naming it."""
+    from corral.files import read_input_text
+
+    return read_input_text(path)
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(_read(path))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    """A schema file's JSON (``corral.files.read_input_json``): malformed, too deep or holding an integer past
+    Python's digit limit is an ``InputError`` (a ``ValueError``) naming the file, line and column."""
+    from corral.files import read_input_json
+
+    return read_input_json(path)
 
 
 def completion_json(text: str, finish: str, tokens: int, seconds: float, verdict: dict | None) -> str:

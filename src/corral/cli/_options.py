@@ -28,7 +28,7 @@ from typer.core import TyperGroup
 
 from corral.text import printable
 
-from ._console import EXIT_BAD_INPUT, err
+from ._console import EXIT_BAD_INPUT, err, file_errors
 
 SEED_MAX = 2**32 - 1
 """Seeds are 32-bit (llama.cpp's sampler takes one); the largest seed an option takes."""
@@ -230,5 +230,5 @@ class UsageErrors(TyperGroup):
             return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: Any) -> Any:
-        with one_line_errors():
+        with one_line_errors(), file_errors():  # file_errors: a refused input or a failed write, one line too
             return super().invoke(ctx)

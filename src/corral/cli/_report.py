@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from corral.errors import OutputError
 from corral.evaluation import CONFIG_FILE, RunError
 
 from ._console import fail as _fail
@@ -40,7 +41,7 @@ def report_command(
         out = runs[0] if len(runs) == 1 else runs[0].parent / "report"
     try:
         path = write_report(runs, out, recheck=recheck)
-    except RunError as exc:
+    except (RunError, OutputError) as exc:  # each names its path
         raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot write the report to {out}: {exc.strerror or exc}") from None

@@ -17,6 +17,7 @@ import typer
 from rich.table import Table
 
 from corral import schema as js  # its names load their modules when first used (validation loads jsonschema)
+from corral.errors import OutputError
 from corral.jsonl import atomic_write, write_jsonl
 from corral.schema import DATA_FORMS, FORMS
 
@@ -36,10 +37,17 @@ _SUFFIX_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".xml": "xm
 
 def _read_text(source: str) -> str:
     """The text of a file, or of standard input for ``-``; a missing or unreadable file is a one-line error."""
-    if source == "-":
-        return sys.stdin.read()
     from corral.errors import InputError
-    from corral.files import read_input_text
+    from corral.files import MAX_DOCUMENT_BYTES, read_input_text
+
+    if source == "-":  # as much as a file may hold, and no more: `< /dev/zero` is refused, not read for ever
+        data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise fail(f"standard input: more than {MAX_DOCUMENT_BYTES:,} bytes")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise fail(f"standard input: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
     try:  # regular files only, at most 64 MiB: a FIFO or /dev/zero is refused, not read
         return read_input_text(source)
@@ -110,6 +118,8 @@ def gen_command(
     try:
         write_jsonl(output / "schemas.jsonl", (asdict(item) for item in suite))
         atomic_write(output / "census.json", json.dumps(census, indent=2) + "\n")
+    except OutputError as exc:  # it names the file that could not be written
+        raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(f"{output}: cannot write: {exc.strerror}") from None
     _print_summary(suite, census, output)

@@ -13,11 +13,15 @@ import dataclasses
 import gzip
 import io
 import itertools
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import BinaryIO
 
+from corral.errors import InputError
+from corral.files import MAX_WHOLE_FILE_BYTES, open_input, read_input_bytes
 from corral.jsonl import JsonlError, parse_line
 
 from ._document import CorpusError, Document, SourceStats
@@ -83,12 +87,23 @@ def shards(path: str | Path, target_bytes: int = 64 * 1024 * 1024) -> list[Shard
     return out
 
 
+def _open(path: Path) -> BinaryIO:
+    """A corpus file opened to stream it: a regular file of any size (``corral.files.open_input``), never a FIFO or
+    a device that a file listed a moment ago was replaced by; a ``CorpusError`` naming it otherwise."""
+    try:
+        return open_input(path, None)
+    except InputError as exc:
+        if not os.path.lexists(path):  # gone since the corpus was listed
+            raise CorpusError(f"cannot read {path}: No such file or directory") from None
+        raise CorpusError(f"cannot read {exc}") from None
+
+
 def _line_ranges(file: Path, size: int, target_bytes: int) -> list[Shard]:
     """Byte ranges of about ``target_bytes`` ending at line ends, with the number of each range's first line."""
     cuts: list[Shard] = []
     start = 0
     try:
-        with file.open("rb") as stream:
+        with _open(file) as stream:
             while start < size:
                 stream.seek(start + target_bytes)
                 rest = stream.readline()  # to the end of the line the target falls in
@@ -103,7 +118,7 @@ def _line_ranges(file: Path, size: int, target_bytes: int) -> list[Shard]:
 def _number(cuts: list[Shard], file: Path) -> list[Shard]:
     """Fill in each range's first line number by counting the line ends before it."""
     numbered, line = [], 1
-    with file.open("rb") as stream:
+    with _open(file) as stream:
         for cut in cuts:
             numbered.append(Shard(cut.path, cut.start, cut.end, line, cut.size))
             stream.seek(cut.start)
@@ -131,11 +146,7 @@ def read_shard(shard: Shard, text_field: str = "text", stats: SourceStats | None
     if shard.start == 0 and shard.end is None:
         yield from _read_file(path, shard.name or path.name, text_field, stats)
         return
-    try:
-        raw = path.open("rb")
-    except OSError as exc:
-        raise CorpusError(f"cannot read {path}: {exc.strerror}") from None
-    with raw:
+    with _open(path) as raw:
         raw.seek(shard.start)
         limited = io.BufferedReader(_Window(raw, shard.size))
         yield from _jsonl_lines(io.TextIOWrapper(limited, encoding="utf-8"), str(path), text_field, stats,
@@ -200,22 +211,18 @@ def _readable_kind(path: Path) -> bool:
 
 
 def _text_file(path: Path, name: str, stats: SourceStats) -> Iterator[Document]:
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file of at most 1 GiB (corral.files): a FIFO or a device in a corpus folder is refused
+        text = read_input_bytes(path, MAX_WHOLE_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorpusError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise CorpusError(f"cannot read {path}: {exc.strerror}") from None
+    except InputError as exc:
+        raise CorpusError(f"cannot read {exc}") from None
     stats.documents += 1
     yield Document(name, text, name)
 
 
 def _jsonl(path: Path, name: str, text_field: str, stats: SourceStats) -> Iterator[Document]:
-    try:
-        raw = path.open("rb")
-    except OSError as exc:
-        raise CorpusError(f"cannot read {path}: {exc.strerror}") from None
-    with raw:
+    with _open(path) as raw:
         stream = gzip.GzipFile(fileobj=raw) if path.name.endswith(".gz") else raw
         try:
             yield from _jsonl_lines(io.TextIOWrapper(stream, encoding="utf-8", errors="strict"), str(path),

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from corral.errors import OutputError
+from corral.files import open_regular
+
 from ._records import RunError
 
 LOCK_FILE = "run.lock"
@@ -30,7 +33,10 @@ def run_lock(run: Path) -> Iterator[None]:
     holds it."""
     try:
         run.mkdir(parents=True, exist_ok=True)
-        fd = os.open(run / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        # the run's own regular file: a link in its place (which ftruncate below would follow) or a FIFO is refused
+        fd = open_regular(run / LOCK_FILE, os.O_RDWR | os.O_CREAT, within=run, output=True, create_mode=0o644)
+    except OutputError as exc:
+        raise RunError(str(exc)) from None
     except OSError as exc:
         raise RunError(f"cannot create or lock --out {run}: {exc.strerror or exc}") from None
     try:

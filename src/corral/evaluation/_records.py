@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
@@ -23,6 +24,7 @@ from typing import IO, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from corral.errors import InputError
+from corral.files import MAX_RUN_FILE_BYTES, read_input_bytes
 from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
 from corral.models import MAX_PARTICLES, Likelihood
 from corral.verdicts import Verdict
@@ -36,8 +38,8 @@ MAX_SAMPLES = 10_000
 """The most samples per instance a run may ask for (pass@k is reported for k up to the samples)."""
 MAX_ROUNDS = 100
 """The most feedback rounds a run may ask for."""
-MAX_CONFIG_BYTES = 64 * 2**20
-"""A run's config.json larger than this is refused unread (it lists the selected instance ids)."""
+MAX_CONFIG_BYTES = MAX_RUN_FILE_BYTES
+"""A run's config.json larger than this (64 MiB) is refused unread (it lists the selected instance ids)."""
 
 Decoding = Literal["free", "constrained"]
 """How a run decodes: ``constrained`` compiles each instance's constraint into a grammar."""
@@ -268,15 +270,15 @@ class SampleRecord(_Frozen):
 
 
 def read_config(run: Path) -> RunConfig:
+    """The run's ``config.json``, validated: a regular file inside the run of at most ``MAX_CONFIG_BYTES`` (a link,
+    a FIFO, a device or a directory in its place is refused, not followed or read), or a ``RunError`` naming it."""
     path = run / CONFIG_FILE
+    if not os.path.lexists(path):
+        raise RunError(f"{run} is not a run directory: it has no {CONFIG_FILE}")
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise RunError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MB; not a config Corral wrote")
-        return RunConfig.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise RunError(f"{run} is not a run directory: it has no {CONFIG_FILE}") from None
-    except OSError as exc:
-        raise RunError(f"cannot read {path}: {exc.strerror}") from None
+        return RunConfig.model_validate_json(read_input_bytes(path, MAX_CONFIG_BYTES, within=run))
+    except InputError as exc:
+        raise RunError(str(exc)) from None
     except ValidationError as exc:
         raise RunError(f"{path}: {_first_error(exc)}") from None
 
@@ -295,11 +297,11 @@ _Line = TypeVar("_Line", bound=BaseModel)
 def _read_lines(path: Path, model: type[_Line]) -> list[_Line]:
     """Each line of a JSONL file as ``model`` (none when the file is absent), a torn last line ignored; a bad
     line is a ``RunError`` naming its line number and field."""
-    if not path.exists():
+    if not os.path.lexists(path):  # a link, even a dangling one, is refused below rather than taken for no file
         return []
     lines = []
     try:
-        for number, row in enumerate_jsonl(path, torn_tail=True):
+        for number, row in enumerate_jsonl(path, torn_tail=True, within=path.parent):
             try:
                 lines.append(model.model_validate(row))
             except ValidationError as exc:

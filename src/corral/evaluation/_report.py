@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from corral.files import make_folder, writing
+from corral.jsonl import atomic_write
+
 from ._metrics import summarize
 from ._records import RunError, read_config, read_records
 
@@ -29,16 +32,16 @@ def write_report(runs: Sequence[Path], out: Path, recheck: bool = False) -> Path
 
     ``recheck``: judge the stored outputs again with the tasks' current checkers first (``rejudge``); the run
     directories are not changed. Raises RunError, naming the path, for a run directory that is missing or cannot
-    be read.
+    be read, and an OutputError, naming the file, for one that cannot be written.
     """
     if not runs:
         raise RunError("no run directories given")
     summaries = [_load(Path(run), recheck) for run in runs]
     labels = _labels(summaries, runs)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)  # a file in the way, a name too long: an OutputError naming --out
     charts = _charts(summaries, labels, out)
     path = out / REPORT_FILE
-    path.write_text(_markdown(summaries, labels, runs, charts), encoding="utf-8")
+    atomic_write(path, _markdown(summaries, labels, runs, charts))
     return path
 
 
@@ -321,7 +324,8 @@ def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Pat
         titles[GROUP_CHART] = f"First-attempt success by {key}"
         ax.set_title(titles[GROUP_CHART])
         ax.legend(fontsize="small")
-        fig.savefig(out / GROUP_CHART, **save)
+        with writing(out / GROUP_CHART):  # a full disk, no permission: an OutputError naming the chart
+            fig.savefig(out / GROUP_CHART, **save)
 
     curves = []
     for s_ in summaries:
@@ -373,7 +377,8 @@ def _line_chart(path: Path, labels: Sequence[str], curves: Sequence[Sequence[tup
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_title(title)
     ax.legend(fontsize="small")
-    fig.savefig(path, **save)
+    with writing(path):
+        fig.savefig(path, **save)
 
 
 def _truncated(counts: dict[str, int]) -> str:

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from corral.errors import InputError
+from corral.files import MAX_RUN_FILE_BYTES, open_input, open_output, read_input_json, writing
 from corral.jsonl import append_jsonl, atomic_write
 from corral.models import Completion, Likelihood, Model, Request, Sampling, load_model, parse_spec, score_texts
 from corral.tasks import Task, TaskInstance, get_task, select, task_options
@@ -202,7 +205,7 @@ def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance
     if on_progress:
         on_progress(*progress)
     try:
-        with (run / RECORDS_FILE).open("a", encoding="utf-8") as records_file:
+        with open_output(run / RECORDS_FILE, append=True, within=run) as records_file:
             # chains (an instance's sample and its feedback rounds) a batch at a time, each batch to its last round:
             # a round's chat begins with the previous round's, and a local model continues from the context that
             # one left (llama.cpp: only the new turn is evaluated) when nothing ran in between
@@ -236,10 +239,14 @@ def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance
 
 
 def read_runtimes(run: Path) -> list[str]:
-    """Where the run's generations were computed (``runtime.json``), one entry per distinct runtime."""
+    """Where the run's generations were computed (``runtime.json``), one entry per distinct runtime.
+
+    The file is derived (the next generation rewrites it whole), so one that cannot be used is taken for none
+    rather than stopping a run or a report: absent, garbage, the wrong type, or not a regular file of the run (a
+    link, a FIFO, a device: refused by ``corral.files``, never followed or read)."""
     try:
-        data = json.loads((run / RUNTIME_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_input_json(run / RUNTIME_FILE, MAX_RUN_FILE_BYTES, within=run)
+    except InputError:
         return []
     return [item for item in data if isinstance(item, str)] if isinstance(data, list) else []
 
@@ -257,17 +264,22 @@ def default_run_dir(config: RunConfig, root: Path = Path("corral-runs")) -> Path
 
 
 def _refuse_foreign(run: Path) -> None:
-    """A ``RunError`` when ``run`` is a file, or a non-empty directory that is not a run's."""
-    if run.exists() and not run.is_dir():
-        raise RunError(f"--out {run} is a file, not a run directory")
-    if run.is_dir() and not (run / CONFIG_FILE).exists() and any(p.name != LOCK_FILE for p in run.iterdir()):
-        raise RunError(f"--out {run} is not empty and is not a run directory (no {CONFIG_FILE})")
+    """A ``RunError`` when ``run`` is a file, a non-empty directory that is not a run's, or a path the system
+    refuses (a name too long, no permission to look)."""
+    try:
+        if run.exists() and not run.is_dir():
+            raise RunError(f"--out {run} is a file, not a run directory")
+        if (run.is_dir() and not os.path.lexists(run / CONFIG_FILE)
+                and any(p.name != LOCK_FILE for p in run.iterdir())):
+            raise RunError(f"--out {run} is not empty and is not a run directory (no {CONFIG_FILE})")
+    except OSError as exc:
+        raise RunError(f"--out {run}: cannot use it: {exc.strerror or exc}") from None
 
 
 def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], SampleRecord]:
     """Start or reopen ``run`` (checked by ``_refuse_foreign`` and created by its lock) for ``config``; the records
     it already holds, by key."""
-    if (run / CONFIG_FILE).exists():
+    if os.path.lexists(run / CONFIG_FILE):  # a link in its place is refused by read_config, not replaced
         old = read_config(run)
         if old.decoding == config.decoding == "constrained" and old.grammar_fingerprint != config.grammar_fingerprint:
             raise RunError(f"{run} holds a constrained run whose grammars were compiled by another Corral "
@@ -290,13 +302,35 @@ def _open_run(run: Path, config: RunConfig) -> dict[tuple[str, int, int], Sample
 
 
 def _drop_torn_tail(path: Path) -> None:
-    """A run killed mid-write leaves a partial last line: cut it so that appends start on a fresh line."""
-    if not path.exists():
+    """A run killed mid-write leaves a partial last line: cut it so that appends start on a fresh line. The file is
+    one of the run's own (``within``: not through a link, not a FIFO or a device), and only its tail is read."""
+    if not os.path.lexists(path):
         return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+    try:
+        with open_input(path, within=path.parent) as stream:
+            keep = _last_line_end(stream)
+    except OSError as exc:
+        raise RunError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if keep is not None:
+        with open_output(path, append=True, within=path.parent) as stream, writing(path):
+            os.ftruncate(stream.fileno(), keep)
+
+
+def _last_line_end(stream: BinaryIO, block: int = 1 << 20) -> int | None:
+    """The size of ``stream`` up to its last newline, or None when it is empty or ends with one."""
+    end = stream.seek(0, os.SEEK_END)
+    position = end
+    while position > 0:
+        start = max(0, position - block)
+        stream.seek(start)
+        data = stream.read(position - start)
+        if position == end and data.endswith(b"\n"):
+            return None
+        found = data.rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        position = start
+    return None if end == 0 else 0
 
 
 def _needs(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord], instance: str, sample: int,
@@ -383,7 +417,7 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
         records.append(_record(task, config, item, completion, reason, was_cached, appended,
                                likelihood=None if appended else likelihood, rerank=candidates))
     if errors:
-        with (run / ERRORS_FILE).open("a", encoding="utf-8") as f:
+        with open_output(run / ERRORS_FILE, append=True, within=run) as f:
             for error in errors:
                 append_jsonl(f, error)
     return records

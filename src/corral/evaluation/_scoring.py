@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
 
+from corral.files import open_output
 from corral.models import Model, Request, score_texts
 
 from ._records import LIKELIHOODS_FILE, LikelihoodLine, RunConfig, SampleRecord, append_likelihoods
@@ -48,7 +49,7 @@ def score_finals(run: Path, config: RunConfig, done: MutableMapping[Key, SampleR
         kept = [(record, likelihood) for record, likelihood in zip(batch, found, strict=True) if likelihood is not None]
         if not kept:
             continue
-        with (run / LIKELIHOODS_FILE).open("a", encoding="utf-8") as file:
+        with open_output(run / LIKELIHOODS_FILE, append=True, within=run) as file:
             append_likelihoods(file, [LikelihoodLine.of(record, likelihood) for record, likelihood in kept])
         for record, likelihood in kept:
             done[record.key] = record.model_copy(update={"likelihood": likelihood})

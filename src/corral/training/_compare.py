@@ -22,6 +22,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from corral.files import MAX_RUN_FILE_BYTES, read_input_bytes, writing
+from corral.jsonl import atomic_write
+
 from ._config import CONFIG_FILE, TrainConfig, TrainError
 from ._data import TaskPart, build_mix
 from ._model import base_checkpoint
@@ -59,10 +62,11 @@ def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodi
             rows += _evaluate_model(label, model, loaded, parts, out, limit, decodings, on_progress)
         finally:
             loaded.close()
-    (out / "comparison.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-    _chart(rows, out / "comparison.png")
+    atomic_write(out / "comparison.json", json.dumps(rows, indent=2) + "\n")  # a failed write: an OutputError
+    with writing(out / "comparison.png"):
+        _chart(rows, out / "comparison.png")
     path = out / "report.md"
-    path.write_text(_markdown(rows, models, first, runs), encoding="utf-8")
+    atomic_write(path, _markdown(rows, models, first, runs))
     return path
 
 
@@ -92,9 +96,9 @@ def _slug(label: str) -> str:
 
 
 def _config(run: Path) -> TrainConfig:
-    try:
-        return TrainConfig.model_validate_json((run / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    try:  # the run's own regular file, at most 64 MiB (corral.files): never a FIFO, a device or a link out of it
+        return TrainConfig.model_validate_json(read_input_bytes(run / CONFIG_FILE, MAX_RUN_FILE_BYTES, within=run))
+    except ValueError as exc:  # an InputError or pydantic's ValidationError
         raise TrainError(f"{run} is not a training run ({exc})") from None
 
 

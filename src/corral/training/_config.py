@@ -9,12 +9,14 @@ part of that identity and may change between a run and its resume.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from corral.errors import InputError
+from corral.files import MAX_DOCUMENT_BYTES, MAX_RUN_FILE_BYTES, read_input_bytes, read_input_text
 
 Method = Literal["rl", "sft", "distill"]
 Setting = Literal["tst", "trn", "trn-ft"]
@@ -137,10 +139,10 @@ class TrainConfig(BaseModel):
 def load_config(path: Path | str) -> TrainConfig:
     """A config file (JSON or YAML), validated; errors name the field path."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TrainError(f"cannot read {path}: {exc.strerror}") from None
+    try:  # a regular UTF-8 file of at most 64 MiB: a FIFO or a device is refused, not read
+        text = read_input_text(path, MAX_DOCUMENT_BYTES)
+    except InputError as exc:
+        raise TrainError(f"cannot read {exc}") from None
     try:
         if path.suffix in (".yaml", ".yml"):
             import yaml
@@ -168,10 +170,10 @@ def claim_run(run: Path, config: TrainConfig) -> bool:
     """Make ``run`` this config's directory; True when it already was (a resume). A directory made by another
     config is refused with the differing fields."""
     path = run / CONFIG_FILE
-    if path.exists():
-        try:
-            old = TrainConfig.model_validate_json(path.read_text(encoding="utf-8"))
-        except (ValidationError, OSError) as exc:
+    if os.path.lexists(path):
+        try:  # the run's own regular file (not a link out of it, a FIFO or a device), at most 64 MiB
+            old = TrainConfig.model_validate_json(read_input_bytes(path, MAX_RUN_FILE_BYTES, within=run))
+        except (ValidationError, InputError) as exc:
             raise RunMismatch(f"{path} is not a training config Corral can read ({exc}); use another --out") from None
         if old.identity() != config.identity():
             mine, theirs = config.identity(), old.identity()

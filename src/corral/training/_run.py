@@ -16,14 +16,25 @@ from __future__ import annotations
 
 import errno
 import json
+import math
+import os
 import shutil
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from corral.jsonl import atomic_write
+from corral.errors import InputError
+from corral.files import (
+    MAX_RUN_FILE_BYTES,
+    MAX_WHOLE_FILE_BYTES,
+    open_output,
+    read_input_json,
+    read_input_text,
+    writing,
+)
+from corral.jsonl import JsonlError, atomic_write, parse_line
 
 from ._config import TrainError
 from ._rewards import CheckerReward, Judgement
@@ -49,10 +60,10 @@ def last_checkpoint(run: Path) -> Path | None:
     found = sorted((p for p in folder.glob("checkpoint-*") if p.name.split("-")[-1].isdigit()),
                    key=lambda p: int(p.name.split("-")[-1]), reverse=True)
     for candidate in found:
-        try:
-            json.loads((candidate / "trainer_state.json").read_text(encoding="utf-8"))
+        try:  # a regular JSON file of the checkpoint (not a link out of it, a FIFO or a device), or unusable
+            read_input_json(candidate / "trainer_state.json", MAX_RUN_FILE_BYTES, within=candidate)
             return candidate
-        except (OSError, ValueError):
+        except (OSError, InputError):
             broken = run / f"incomplete-{candidate.name}"  # out of transformers' checkpoint rotation
             shutil.rmtree(broken, ignore_errors=True)
             candidate.rename(broken)
@@ -62,24 +73,40 @@ def last_checkpoint(run: Path) -> Path | None:
 def resumed_step(checkpoint: Path | None) -> int:
     if checkpoint is None:
         return 0
-    return int(json.loads((checkpoint / "trainer_state.json").read_text(encoding="utf-8")).get("global_step", 0))
+    state = read_input_json(checkpoint / "trainer_state.json", MAX_RUN_FILE_BYTES, within=checkpoint)
+    step = state.get("global_step", 0) if isinstance(state, dict) else 0
+    return step if isinstance(step, int) and step >= 0 else 0
 
 
 def trim_log(path: Path, step: int) -> float:
-    """Drop log rows after ``step`` (they belong to steps a resume redoes); the training seconds up to it."""
-    if not path.exists():
+    """Drop log rows after ``step`` (they belong to steps a resume redoes); the training seconds up to it. The log
+    is one of the run's own files (``corral.files``: not a link out of the run, a FIFO or a device, at most 1 GiB);
+    a row that is not a step (cut off by a crash, garbage) is dropped."""
+    if not os.path.lexists(path):
         return 0.0
     kept, seconds = [], 0.0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a line cut off by a crash
-        if int(row.get("step", 0)) <= step:
+    for line, row in _log_rows(path):
+        spent = row.get("seconds", 0.0)
+        if row["step"] <= step and isinstance(spent, (int, float)) and 0 <= spent < math.inf:
+            seconds = max(seconds, float(spent))
             kept.append(line)
-            seconds = max(seconds, float(row.get("seconds", 0.0)))
     atomic_write(path, "".join(line + "\n" for line in kept))
     return seconds
+
+
+def _log_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each line of a run's JSON Lines log that is a step's row (a JSON object whose ``step`` is a whole number),
+    with the row; other lines (one cut off by a crash, garbage) are left out."""
+    text = read_input_text(path, MAX_WHOLE_FILE_BYTES, within=path.parent)
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = parse_line(line, str(path), number)
+        except JsonlError:
+            continue
+        if isinstance(row.get("step"), int) and not isinstance(row["step"], bool) and row["step"] >= 0:
+            yield line, row
 
 
 def step_logger(run: Path, reward: CheckerReward | None, *, minutes: float | None, seconds_before: float,
@@ -117,12 +144,12 @@ def step_logger(run: Path, reward: CheckerReward | None, *, minutes: float | Non
             judged = self.pending
             if judged:
                 row |= by_task(judged)
-                with (run / REWARDS).open("a", encoding="utf-8") as handle:
+                with open_output(run / REWARDS, append=True, within=run) as handle:
                     for judgement in judged:
                         handle.write(json.dumps({"step": state.global_step, **judgement.to_json()},
                                                 ensure_ascii=False) + "\n")
                 self.pending = []
-            with (run / STEPS).open("a", encoding="utf-8") as handle:
+            with open_output(run / STEPS, append=True, within=run) as handle:
                 handle.write(json.dumps(row) + "\n")
             if on_progress is not None:
                 on_progress(state.global_step, state.max_steps, row)
@@ -190,15 +217,9 @@ def write_summary(run: Path, data: dict[str, Any]) -> None:
 
 def read_steps(run: Path) -> list[dict[str, Any]]:
     path = run / STEPS
-    if not path.exists():
+    if not os.path.lexists(path):
         return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue
-    return rows
+    return [row for _, row in _log_rows(path)]
 
 
 def plot_curve(run: Path) -> Path | None:
@@ -233,7 +254,8 @@ def plot_curve(run: Path) -> Path | None:
         axis.set_xlabel("step")
     figure.tight_layout()
     path = run / CURVE
-    figure.savefig(path, dpi=110)
+    with writing(path):
+        figure.savefig(path, dpi=110)
     plt.close(figure)
     return path
 

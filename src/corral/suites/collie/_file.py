@@ -8,9 +8,12 @@ one file is never resumed with another of the same name.
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
 
 from corral.constraints import ConstraintSyntaxError, check, parse, render
+from corral.errors import InputError
+from corral.files import MAX_WHOLE_FILE_BYTES, read_input_bytes
 from corral.jsonl import iter_jsonl
 from corral.tasks import Task, TaskInstance, register_task
 from corral.text import Level, scrub
@@ -22,11 +25,11 @@ from ._task import MAX_TOKENS, _grammar, collie
 def instances_file_task(path: str | Path) -> Task:
     """The task of an instances file; a missing file or a bad line is an error naming it (and the line)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"cannot read instances file {path}: {exc.strerror}") from None
-    rows = list(iter_jsonl(path))  # a bad line: a JsonlError (a ValueError) naming the file and line
+    try:  # a regular file of at most 1 GiB, read once: the bytes hashed are the bytes parsed
+        data = read_input_bytes(path, MAX_WHOLE_FILE_BYTES)
+    except InputError as exc:  # a FIFO, a device, a directory, past the cap, missing: one line naming it
+        raise InputError(f"cannot read instances file {exc}") from None
+    rows = list(iter_jsonl(io.BytesIO(data), name=str(path)))  # a bad line: a JsonlError naming file and line
     if not rows:
         raise ValueError(f"instances file {path} has no instances")
     instances = []
