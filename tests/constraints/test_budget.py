@@ -23,7 +23,9 @@ def test_nested_for_eachs_stop_at_the_time_budget():
     assert verdict.undecided and "1 s" in verdict.undecided
     assert not verdict.passed and verdict.score == 0.0
     assert verdict.violations[0].rule == "budget" and verdict.feedback.startswith("not decided")
-    assert elapsed < 1.0 + 1.0  # the budget, and one look's worth of work past it
+    # the budget and one look's worth of work past it, with room for a loaded machine (a 2.04 s run was seen under
+    # pytest -n 2); the whole check is 300**3 = 27 million evaluations, minutes, so a budget not kept still fails
+    assert elapsed < 1.0 + 4.0
 
 
 def test_the_step_budget_counts_evaluations():
