@@ -54,6 +54,23 @@ def test_a_yaml_file_loads_and_a_broken_one_names_itself(tmp_path):
         load_config(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize(("name", "text", "pattern"), [
+    # a billion laughs: nine levels of aliases, each ten of the one before
+    ("bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)),
+     r"bomb\.yaml: not valid YAML: line 2, column \d+: aliases \(\*name\) are not allowed$"),
+    ("deep.json", "[" * 100_000 + "]" * 100_000, r"deep\.json: not valid JSON: nested deeper than \d+ levels$"),
+    ("deep.yaml", "[" * 100_000 + "]" * 100_000, r"deep\.yaml: not valid YAML: line 1, column \d+: nested deeper"),
+    ("twice.yaml", "method: sft\nmethod: rl\n", r"twice\.yaml: not valid YAML: line 2, column 1: the key 'method' "
+                                                 r"appears twice$"),
+])
+def test_a_hostile_config_is_one_line_naming_the_file(tmp_path, name, text, pattern):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TrainError, match=pattern):
+        load_config(path)
+
+
 def test_a_run_directory_belongs_to_one_config(tmp_path):
     config = parse_config({"tasks": [COLLIE]})
     assert claim_run(tmp_path / "run", config) is False

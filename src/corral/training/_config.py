@@ -8,7 +8,6 @@ part of that identity and may change between a run and its resume.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -143,16 +142,13 @@ def load_config(path: Path | str) -> TrainConfig:
         text = read_input_text(path, MAX_DOCUMENT_BYTES)
     except InputError as exc:
         raise TrainError(f"cannot read {exc}") from None
-    try:
-        if path.suffix in (".yaml", ".yml"):
-            import yaml
+    from corral.schema import SampleError, parse_sample
 
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except (ValueError, Exception) as exc:  # yaml.YAMLError or json.JSONDecodeError
-        raise TrainError(f"{path}: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: "
-                         f"{exc}") from None
+    form = "yaml" if path.suffix in (".yaml", ".yml") else "json"
+    try:  # the schema tools' safe readers: YAML without aliases (no alias bombs), nesting bounded, no duplicate keys
+        data = parse_sample(text, form, extract=False)
+    except SampleError as exc:
+        raise TrainError(f"{path}: not valid {form.upper()}: {str(exc).split(': ', 1)[-1]}") from None
     return parse_config(data, str(path))
 
 
