@@ -189,3 +189,22 @@ def test_mutating_a_multiple_of_with_an_extreme_step_ends_in_a_mutation_or_none(
     for seed in range(5):
         mutation = mutate(schema, sample, random.Random(seed))
         assert mutation is None or validate(schema, mutation.sample)
+
+
+@pytest.mark.parametrize(("schema", "sample"), [
+    ({"uniqueItems": True}, [{"a": i} for i in range(20_000)]),  # jsonschema compares every pair of objects
+    ({"type": "array", "items": {"uniqueItems": True}}, [[{"a": i} for i in range(3_000)]] * 8),
+])
+def test_schema_validate_past_its_budget_is_undecided(tmp_path: Path, schema: object, sample: object) -> None:
+    """Validation is jsonschema's code, which ticks no meter; the check budget bounds it from outside (exit 3, as
+    ``corral check``). 8,000 objects under ``uniqueItems`` took 95 s before."""
+    import time
+
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "x.json").write_text(json.dumps(sample))
+    started = time.monotonic()
+    result = runner.invoke(app, ["schema", "validate", str(tmp_path / "s.json"), str(tmp_path / "x.json"),
+                                 "--timeout", "1"])
+    assert result.exit_code == 3, result.output
+    assert result.output.strip() == "UNDECIDED  the check took more than 1 s"
+    assert time.monotonic() - started < 1 + 10

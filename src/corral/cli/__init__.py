@@ -36,14 +36,21 @@ from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, err,
 from ._console import fail as _fail
 from ._doctor import register as register_doctor
 from ._eval import register as register_eval
-from ._options import MAX_TOKENS, UsageErrors, float_option, int_option, seed_option, workers_option
+from ._options import (
+    MAX_MEMORY_MB,
+    MAX_TIMEOUT,
+    MAX_TOKENS,
+    UsageErrors,
+    float_option,
+    int_option,
+    seed_option,
+    workers_option,
+)
 from ._report import register as register_report
 from ._schema import app as schema_app
 from ._tasks import register as register_tasks
 from ._train import app as train_app
 
-MAX_TIMEOUT = 86_400.0  # --timeout: a day per check
-MAX_MEMORY_MB = 1_048_576.0  # --max-memory: 1 TiB
 MAX_CHARS = 100_000_000  # --max-chars: 50 times the default (10 million characters segment in about 17 s)
 MAX_GENERATE_N = 1_000  # corral generate --n
 

@@ -30,6 +30,10 @@ from corral.text import printable
 
 from ._console import EXIT_BAD_INPUT, err, file_errors
 
+MAX_TIMEOUT = 86_400.0
+"""--timeout: a day per check."""
+MAX_MEMORY_MB = 1_048_576.0
+"""--max-memory: 1 TiB."""
 SEED_MAX = 2**32 - 1
 """Seeds are 32-bit (llama.cpp's sampler takes one); the largest seed an option takes."""
 WORKERS_MAX = max(64, os.cpu_count() or 1)

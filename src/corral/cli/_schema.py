@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from corral import schema as js  # its names load their modules when first used (validation loads jsonschema)
+from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, enforce
 from corral.errors import OutputError
 from corral.jsonl import atomic_write, write_jsonl
 from corral.schema import DATA_FORMS, FORMS
 
-from ._console import EXIT_FAIL, EXIT_PASS, fail, out
-from ._options import int_option, seed_option
+from ._console import EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, fail, out
+from ._options import MAX_MEMORY_MB, MAX_TIMEOUT, float_option, int_option, seed_option
 
 MAX_SUITE = 100_000  # schema gen --n
 MAX_DEPTH = 64  # schema gen --max-depth: subschema hops from the root
@@ -91,12 +93,28 @@ def _load_sample(source: str, format: str | None) -> Any:
         raise fail(f"{source}: {exc}") from None
 
 
-def _validate(schema: dict[str, Any], sample: Any, source: str) -> list[Any]:
-    """Violations, with a schema problem found only while validating (a pattern that times out) as a one-liner."""
+def _validate(schema: dict[str, Any], sample: Any, source: str, seconds: float = DEFAULT_BUDGET.seconds,
+              memory_mb: float = DEFAULT_BUDGET.memory_mb) -> list[Any]:
+    """Violations, with a schema problem found only while validating (a pattern that times out) as a one-liner.
+
+    Validation runs under the check budget (``corral.constraints.enforce``): jsonschema's own work can be quadratic
+    in the sample (``uniqueItems`` over 8,000 objects took 95 s), so past ``seconds`` or ``memory_mb`` the command
+    prints ``UNDECIDED`` with the reason and exits 3, as ``corral check`` does."""
     try:
-        return js.validate(schema, sample)
+        with enforce(Budget(seconds=seconds, memory_mb=memory_mb)) as meter:
+            violations = js.validate(schema, sample)
     except js.SchemaInputError as exc:
         raise fail(f"{source}: {exc}") from None
+    except BudgetExceeded as exc:
+        _undecided(exc.reason)
+    if meter.exceeded:
+        _undecided(meter.exceeded)
+    return violations
+
+
+def _undecided(reason: str) -> None:
+    out.print(f"[yellow]UNDECIDED[/yellow]  {escape(reason)}", highlight=False, soft_wrap=True)  # as `corral check`
+    raise typer.Exit(EXIT_UNDECIDED)
 
 
 # ------------------------------------------------------------------------------------------------ commands
@@ -181,13 +199,18 @@ def validate_command(
     format: Annotated[str | None, typer.Option(help=f"Sample format: {', '.join(DATA_FORMS)} (default: suffix).")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the violations as a JSON list.")] = False,
+    timeout: Annotated[float, float_option(low=0, high=MAX_TIMEOUT, low_open=True, help=(
+        "Seconds the validation may take."))] = DEFAULT_BUDGET.seconds,
+    max_memory: Annotated[float, float_option(low=0, high=MAX_MEMORY_MB, low_open=True, help=(
+        "MB of memory the validation may add."))] = DEFAULT_BUDGET.memory_mb,
 ) -> None:
-    """Validate SAMPLE against SCHEMA: exit 0 if valid, 1 if not, 2 on bad input."""
+    """Validate SAMPLE against SCHEMA: exit 0 if valid, 1 if not, 2 on bad input, 3 if the validation ran past its
+    budget (not decided)."""
     if schema == "-" and sample == "-":
         raise fail("only one of SCHEMA and SAMPLE can be '-'")
     loaded = _load_schema(schema)
     data = _load_sample(sample, format)
-    violations = _validate(loaded, data, schema)
+    violations = _validate(loaded, data, schema, timeout, max_memory)
     if as_json:
         print(json.dumps([v.to_json() for v in violations], ensure_ascii=False, indent=2))
     elif violations:

@@ -6,7 +6,7 @@ serialised (``to_json(c)``, ``from_json(data)``). New base constraints are added
 """
 
 from . import _builtin  # noqa: F401  (registers count, match, regex)
-from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter
+from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter, enforce
 from ._check import Checked, Context, Result
 from ._english import Phrasing
 from ._json import ConstraintJSONError, from_json, to_json
@@ -66,6 +66,7 @@ __all__ = [
     "TextRef",
     "UnitRef",
     "check",
+    "enforce",
     "from_json",
     "get_kind",
     "kind_of",

@@ -7,19 +7,26 @@ text can be any size. A check past its budget is *not decided*: ``check`` return
 
 The budget is enforced cooperatively: every evaluated node ticks a ``Meter``, which looks at the clock and the
 process's resident memory every ``LOOK_EVERY`` ticks, and a regex gets the time left as its own timeout (one
-deadline for the whole check, not one per unit).
+deadline for the whole check, not one per unit). A checker that is not Corral's own loop (jsonschema validating a
+sample, a parsing metric, any task's checker) cannot tick; ``enforce`` bounds it from outside with an interval
+timer that looks at the same meter and raises ``BudgetExceeded`` in the running Python code.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from corral.errors import CorralError
 
-__all__ = ["DEFAULT_BUDGET", "Budget", "BudgetExceeded", "Meter"]
+__all__ = ["DEFAULT_BUDGET", "Budget", "BudgetExceeded", "Meter", "enforce"]
 
 LOOK_EVERY = 512
 """Ticks between two looks at the clock and the memory (a look costs about a microsecond)."""
@@ -96,13 +103,14 @@ def _baseline_bytes(now: float) -> int:
 class Meter:
     """One check's running account against its ``Budget``."""
 
-    __slots__ = ("_next_look", "_rss_limit", "budget", "deadline", "steps")
+    __slots__ = ("_next_look", "_rss_limit", "budget", "deadline", "exceeded", "steps")
 
     def __init__(self, budget: Budget) -> None:
         now = time.monotonic()
         self.budget = budget
         self.deadline = now + budget.seconds
         self.steps = 0
+        self.exceeded: str | None = None  # set by ``enforce``'s timer when it stopped the check
         self._next_look = LOOK_EVERY
         growth = budget.memory_mb * 2**20
         self._rss_limit = _baseline_bytes(now) + growth if math.isfinite(growth) else math.inf
@@ -116,15 +124,74 @@ class Meter:
     def look(self) -> None:
         """Compare the account with every limit now."""
         self._next_look = self.steps + LOOK_EVERY
+        reason = self.over()
+        if reason is not None:
+            raise BudgetExceeded(reason)
+
+    def over(self) -> str | None:
+        """Which limit the check is past now, in words, or None."""
         budget = self.budget
         if self.steps > budget.max_steps:
-            raise BudgetExceeded(f"more than {budget.max_steps:,} evaluations (a for-each over many units, nested?)")
+            return f"more than {budget.max_steps:,} evaluations (a for-each over many units, nested?)"
         if time.monotonic() > self.deadline:
-            raise BudgetExceeded(f"the check took more than {budget.seconds:g} s")
+            return f"the check took more than {budget.seconds:g} s"
         if _resident_bytes() > self._rss_limit:
-            raise BudgetExceeded(f"the check needed more than {budget.memory_mb:g} MB of memory")
+            return f"the check needed more than {budget.memory_mb:g} MB of memory"
+        return None
 
     def seconds_left(self) -> float:
         """Time left before the deadline (a small positive number when it has passed, so a regex fails at once)."""
         left = self.deadline - time.monotonic()
         return left if left > 0.001 else 0.001
+
+
+ALARM_EVERY = 0.05
+"""Seconds between two looks of ``enforce``'s timer: a check overruns its time by at most about this much (plus
+whatever one call into C code, such as a regex match, takes before Python runs again)."""
+
+_enforcing = threading.local()
+
+
+@contextmanager
+def enforce(budget: Budget) -> Iterator[Meter]:
+    """Run the block under ``budget`` even when its code never ticks a meter: a library's validator, a parsing
+    metric, a task's checker. In the main thread an interval timer (``SIGALRM``, every ``ALARM_EVERY`` seconds)
+    looks at the meter and, past a limit, records the reason in ``meter.exceeded`` and raises ``BudgetExceeded``
+    from whatever Python code is running; it raises again at each look, so a checker that swallows exceptions still
+    stops. The caller turns the exception (or ``meter.exceeded``, when a checker caught it and returned) into the
+    undecided verdict.
+
+    Where no timer can be used (another thread, a platform without ``setitimer``) and inside another ``enforce``,
+    the block runs with the cooperative meter only (the meter is yielded; the text size is the caller's to check).
+    A timer that was already set (a test's watchdog) is put back on exit with the time it had left."""
+    meter = Meter(budget)
+    usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+              and not getattr(_enforcing, "active", False) and math.isfinite(budget.seconds))
+    if not usable:
+        yield meter
+        return
+
+    finished = [False]  # set first thing on the way out: a look that is already pending then does nothing
+
+    def look(signum: int, frame: Any) -> None:
+        if finished[0]:
+            return
+        reason = meter.over()
+        if reason is not None:
+            meter.exceeded = meter.exceeded or reason
+            raise BudgetExceeded(meter.exceeded)
+
+    started = time.monotonic()
+    previous_handler = signal.signal(signal.SIGALRM, look)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, ALARM_EVERY, ALARM_EVERY)
+    _enforcing.active = True
+    try:
+        yield meter
+    finally:
+        finished[0] = True
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _enforcing.active = False
+        signal.signal(signal.SIGALRM, previous_handler if previous_handler is not None else signal.SIG_DFL)
+        if previous_delay > 0:
+            left = previous_delay - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), previous_interval)

@@ -510,7 +510,7 @@ def _judge(task: Task, instance: TaskInstance, answer: str) -> Verdict[Any]:
     """The task's verdict on ``answer``; a checker that raises fails this one sample (its error recorded as the
     violation), so one output the checker cannot handle never stops a run."""
     try:
-        return task.check(instance, answer)
+        return task.judge(instance, answer)  # within the check budget: past it, the undecided verdict
     except Exception as exc:  # the checker's bug or an unforeseen input: keep the run going, keep the evidence
         return Verdict.of([Violation("checker-error", f"the checker failed on this output: "
                                                       f"{type(exc).__name__}: {exc}")])

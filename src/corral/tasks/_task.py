@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, enforce
 from corral.models import Message
 from corral.registry import answer_extractors, lookup
 from corral.verdicts import Verdict
@@ -109,6 +110,22 @@ class Task:
         if self.marker and self.marker in output:
             output = output[output.rindex(self.marker) + len(self.marker):]
         return lookup(answer_extractors, self.extract, "answer extractor")(output)
+
+    def judge(self, instance: TaskInstance, answer: str, budget: Budget = DEFAULT_BUDGET) -> Verdict[Any]:
+        """The task's verdict on ``answer``, within ``budget`` whatever the checker is: an answer longer than
+        ``budget.max_chars`` is not checked, and a checker past the time or memory limit is stopped
+        (``corral.constraints.enforce``); both give the undecided verdict (``verdict.undecided`` says why), which
+        does not pass. The one way every caller (the runner, a rejudge, a training reward) runs a task's checker:
+        a schema validation or a parsing metric is bounded like a constraint check."""
+        if len(answer) > budget.max_chars:
+            return Verdict.not_decided(f"the output has {len(answer):,} characters; the limit is "
+                                       f"{budget.max_chars:,}")
+        try:
+            with enforce(budget) as meter:
+                verdict = self.check(instance, answer)
+        except BudgetExceeded as exc:
+            return Verdict.not_decided(exc.reason)
+        return Verdict.not_decided(meter.exceeded) if meter.exceeded else verdict
 
 
 def select(task: Task, filters: Mapping[str, Sequence[str]] | None = None, limit: int | None = None,

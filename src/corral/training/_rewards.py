@@ -113,7 +113,7 @@ class CheckerReward:
                 text = text[:text.index(stop)]
         try:
             answer = part.task.answer(text)
-            verdict = part.task.check(instance, answer)
+            verdict = part.task.judge(instance, answer)  # within the check budget, as evaluation judges
             quality = None
             if part.spec.reward == "gated" and part.task.quality is not None and instance.reference is not None:
                 quality = quality_value(part.task.quality(instance, answer), part.spec.quality_metric)
