@@ -63,7 +63,7 @@ def test_a_checker_that_swallows_the_exception_still_ends_undecided() -> None:
         for _ in range(40):
             try:
                 _spin_forever()
-            except Exception:  # noqa: BLE001, S112 - the point of the test
+            except Exception:
                 continue
         return Verdict.of([])  # "passed", after swallowing 40 budget errors
 
@@ -100,9 +100,8 @@ def test_after_the_block_no_timer_is_left_behind() -> None:
 
 
 def test_an_inner_enforce_leaves_the_outer_timer_in_charge() -> None:
-    with pytest.raises(BudgetExceeded, match="0.3 s"), enforce(Budget(seconds=0.3)):
-        with enforce(Budget(seconds=60)):
-            _spin_forever()
+    with pytest.raises(BudgetExceeded, match="0.3 s"), enforce(Budget(seconds=0.3)), enforce(Budget(seconds=60)):
+        _spin_forever()
 
 
 def test_outside_the_main_thread_the_block_runs_without_a_timer() -> None:
