@@ -6,6 +6,7 @@ stops at all: every loop below would run for minutes or for ever without the bud
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import threading
 import time
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.constraints import Budget, BudgetExceeded, enforce
-from corral.tasks import Task, TaskInstance
+from corral.tasks import Judged, Task, TaskInstance
 from corral.verdicts import Verdict, Violation
 
 
@@ -67,7 +68,7 @@ def test_a_checker_that_swallows_the_exception_still_ends_undecided() -> None:
                 continue
         return Verdict.of([])  # "passed", after swallowing 40 budget errors
 
-    verdict = _task(stubborn).judge(TaskInstance("a", "prompt", None), "text", Budget(seconds=0.2))
+    verdict = _task(stubborn).verdict(TaskInstance("a", "prompt", None), "text", Budget(seconds=0.2))
     assert not verdict.passed and verdict.undecided == "the check took more than 0.2 s"
 
 
@@ -126,21 +127,35 @@ def _task(check: Any) -> Task:
     return Task(name="t", version="1", instances=lambda: [], check=check, grammar=lambda instance: None)
 
 
-def test_judge_gives_the_checkers_verdict_within_the_budget() -> None:
+def test_judge_gives_the_answer_the_verdict_and_the_quality() -> None:
     def check(instance: TaskInstance, answer: str) -> Verdict[Any]:
         return Verdict.of([] if answer == "yes" else [Violation("word", "say yes")])
 
-    task = _task(check)
+    def quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+        return {"length": float(len(answer))}
+
+    task = dataclasses.replace(_task(check), marker="Answer:", quality=quality)
     instance = TaskInstance("a", "prompt", None)
-    assert task.judge(instance, "yes").passed
-    assert task.judge(instance, "no").violations[0].rule == "word"
+    judged = task.judge(instance, "thinking... Answer:yes")
+    assert judged == Judged("yes", judged.verdict, {"length": 3.0}) and judged.verdict.passed
+    assert task.judge(instance, "Answer:no").verdict.violations[0].rule == "word"
+    assert task.judge(instance, "Answer:no", quality=False).quality == {}
+
+
+def test_a_checker_that_raises_fails_that_answer_only() -> None:
+    def check(instance: TaskInstance, answer: str) -> Verdict[Any]:
+        raise KeyError("surprise")
+
+    verdict = _task(check).judge(TaskInstance("a", "p", None), "x").verdict
+    assert not verdict.passed and verdict.undecided is None
+    assert verdict.violations[0].rule == "checker-error" and "KeyError" in verdict.violations[0].message
 
 
 def test_judge_refuses_an_answer_past_max_chars_without_checking_it() -> None:
     def check(instance: TaskInstance, answer: str) -> Verdict[Any]:
         raise AssertionError("checked an answer past the limit")
 
-    verdict = _task(check).judge(TaskInstance("a", "p", None), "x" * 101, Budget(max_chars=100))
+    verdict = _task(check).verdict(TaskInstance("a", "p", None), "x" * 101, Budget(max_chars=100))
     assert verdict.undecided == "the output has 101 characters; the limit is 100"
     assert not verdict.passed and verdict.score == 0.0
 
@@ -156,6 +171,6 @@ def test_judge_stops_a_library_validator_that_is_quadratic_in_the_sample() -> No
         return Verdict.of([Violation("schema", str(error)) for error in errors])
 
     started = time.monotonic()
-    verdict = _task(check).judge(TaskInstance("a", "p", None), "[...]", Budget(seconds=0.5))
+    verdict = _task(check).verdict(TaskInstance("a", "p", None), "[...]", Budget(seconds=0.5))
     assert verdict.undecided == "the check took more than 0.5 s"
     assert time.monotonic() - started < 0.5 + 5.0

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corral.evaluation import evaluate, read_config, read_records
-from corral.evaluation._runner import rejudge
+from corral.evaluation import evaluate, read_config, read_records, rejudge
 from corral.models import ScriptedModel
 from corral.tasks import get_task
 

@@ -16,6 +16,7 @@ from ._records import (
     read_config,
     read_records,
 )
+from ._rejudge import rejudge
 from ._report import write_report
 from ._runner import (
     CONSTRAINED_REPEAT_LIMIT,
@@ -24,7 +25,6 @@ from ._runner import (
     evaluate,
     plan_config,
     read_runtimes,
-    rejudge,
 )
 
 __all__ = [

@@ -48,7 +48,8 @@ def write_report(runs: Sequence[Path], out: Path, recheck: bool = False) -> Path
 def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
     if not run.is_dir():
         raise RunError(f"{run}: no such run directory")
-    from ._runner import read_runtimes, rejudge
+    from ._rejudge import rejudge
+    from ._runner import read_runtimes
 
     config, records = read_config(run), read_records(run)
     if recheck:

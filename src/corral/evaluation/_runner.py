@@ -24,7 +24,7 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -33,8 +33,7 @@ from corral.errors import InputError
 from corral.files import MAX_RUN_FILE_BYTES, open_input, open_output, read_input_json, writing
 from corral.jsonl import append_jsonl, atomic_write
 from corral.models import Completion, Likelihood, Model, Request, Sampling, load_model, parse_spec, score_texts
-from corral.tasks import Task, TaskInstance, get_task, select, task_options
-from corral.verdicts import Verdict, Violation
+from corral.tasks import Task, TaskInstance, get_task, select
 
 from ._cache import ResponseCache
 from ._fingerprint import grammar_fingerprint
@@ -492,61 +491,18 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
             cached: bool, appended: str = "", likelihood: Likelihood | None = None,
             rerank: Rerank | None = None) -> SampleRecord:
     output = completion.text + appended
-    answer = task.answer(output)
+    judged = task.judge(item.instance, output)
     decoding = config.decoding if fallback is None else "free-fallback"
-    quality = task.quality(item.instance, answer) if task.quality is not None else {}
-    written = _judge(task, item.instance, task.answer(completion.text)).passed if appended else None
+    written = task.judge(item.instance, completion.text, quality=False).verdict.passed if appended else None
     return SampleRecord.judged(
-        _judge(task, item.instance, answer),
+        judged.verdict,
         instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
-        messages=item.messages, output=output, answer=answer, decoding=decoding, fallback_reason=fallback,
+        messages=item.messages, output=output, answer=judged.answer, decoding=decoding, fallback_reason=fallback,
         finish_reason=completion.finish_reason, error=completion.error,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        seconds=completion.seconds, cached=cached, quality=quality, repeated=answer in item.earlier_answers,
+        seconds=completion.seconds, cached=cached, quality=judged.quality,
+        repeated=judged.answer in item.earlier_answers,
         appended=appended, written_passed=written, likelihood=likelihood, rerank=rerank, replaced=completion.replaced)
-
-
-def _judge(task: Task, instance: TaskInstance, answer: str) -> Verdict[Any]:
-    """The task's verdict on ``answer``; a checker that raises fails this one sample (its error recorded as the
-    violation), so one output the checker cannot handle never stops a run."""
-    try:
-        return task.judge(instance, answer)  # within the check budget: past it, the undecided verdict
-    except Exception as exc:  # the checker's bug or an unforeseen input: keep the run going, keep the evidence
-        return Verdict.of([Violation("checker-error", f"the checker failed on this output: "
-                                                      f"{type(exc).__name__}: {exc}")])
-
-
-def rejudge(config: RunConfig, records: Iterable[SampleRecord]) -> list[SampleRecord]:
-    """The records judged again by the task's current checker and quality metrics, with the outputs kept: the
-    verdict (passed, score, violations, detail, feedback), quality and the instance's groups (which may be
-    derived, such as ``enforcement``) are recomputed, and no model runs. For a run made before a fix to a checker
-    or a metric. A feedback round's prompt still holds the feedback the model was given then.
-
-    Raises RunError when the task cannot be rebuilt from ``config`` or no longer has a recorded instance.
-    """
-    try:
-        declared = {option.name for option in task_options(config.task)}  # not what the task adds (bleu, stop)
-        task = get_task(config.task, **{key: value for key, value in config.task_options.items() if key in declared},
-                        extract=config.extract)
-    except (ValueError, KeyError) as exc:
-        raise RunError(f"cannot rebuild task {config.task!r} to judge again: {exc}") from None
-    instances = {instance.id: instance for instance in task.instances()}
-    judged = []
-    for record in records:
-        instance = instances.get(record.instance)
-        if instance is None:
-            raise RunError(f"cannot judge {record.instance!r} again: task {config.task!r} no longer has it")
-        answer = task.answer(record.output)
-        fresh = SampleRecord.judged(_judge(task, instance, answer), instance=record.instance, sample=record.sample,
-                                    round=record.round, messages=record.messages, output=record.output, answer=answer)
-        written = record.output[:len(record.output) - len(record.appended)]
-        judged.append(record.model_copy(update={
-            **fresh.model_dump(include={"passed", "score", "violations", "detail", "feedback", "undecided"}),
-            "written_passed": _judge(task, instance, task.answer(written)).passed if record.appended else None,
-            "answer": answer,
-            "groups": dict(instance.groups),
-            "quality": task.quality(instance, answer) if task.quality is not None else {}}))
-    return judged
 
 
 def _model_id(config: RunConfig) -> str:

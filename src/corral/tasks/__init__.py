@@ -3,10 +3,12 @@ with the options it declares (``TaskOption``), which ``get_task`` validates and 
 
 from ._options import EXTRACT, TaskOption, TaskOptionError
 from ._registration import TaskFactory, get_task, register_task, task_options
-from ._task import PromptTemplate, Task, TaskInstance, select
+from ._task import CHECKER_ERROR, Judged, PromptTemplate, Task, TaskInstance, select
 
 __all__ = [
+    "CHECKER_ERROR",
     "EXTRACT",
+    "Judged",
     "PromptTemplate",
     "Task",
     "TaskFactory",

@@ -13,7 +13,7 @@ from typing import Any
 from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, enforce
 from corral.models import Message
 from corral.registry import answer_extractors, lookup
-from corral.verdicts import Verdict
+from corral.verdicts import Verdict, Violation
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,21 @@ class PromptTemplate:
         return {"role": "user", "content": self.feedback.format(feedback=feedback, prompt=instance.prompt)}
 
 
+CHECKER_ERROR = "checker-error"
+"""The rule of the violation recorded when a task's checker raised on an answer (``Task.verdict``)."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One output judged by its task (``Task.judge``): the answer the checker saw (the output after the task's
+    marker and extraction), the verdict, and the quality metrics (empty when the task has none or none were
+    asked for)."""
+
+    answer: str
+    verdict: Verdict[Any]
+    quality: dict[str, float]
+
+
 @dataclass(frozen=True)
 class Task:
     """A registered evaluation task.
@@ -111,20 +126,37 @@ class Task:
             output = output[output.rindex(self.marker) + len(self.marker):]
         return lookup(answer_extractors, self.extract, "answer extractor")(output)
 
-    def judge(self, instance: TaskInstance, answer: str, budget: Budget = DEFAULT_BUDGET) -> Verdict[Any]:
-        """The task's verdict on ``answer``, within ``budget`` whatever the checker is: an answer longer than
-        ``budget.max_chars`` is not checked, and a checker past the time or memory limit is stopped
-        (``corral.constraints.enforce``); both give the undecided verdict (``verdict.undecided`` says why), which
-        does not pass. The one way every caller (the runner, a rejudge, a training reward) runs a task's checker:
-        a schema validation or a parsing metric is bounded like a constraint check."""
+    def judge(self, instance: TaskInstance, output: str, budget: Budget = DEFAULT_BUDGET, *,
+              quality: bool = True) -> Judged:
+        """The one way an output is judged, by the runner, by re-judging a stored run and by a training reward: the
+        answer (``answer``), the checker's verdict on it within ``budget`` (``verdict``) and, with ``quality``, the
+        task's quality metrics on it."""
+        answer = self.answer(output)
+        measured = self.quality(instance, answer) if quality and self.quality is not None else {}
+        return Judged(answer, self.verdict(instance, answer, budget), measured)
+
+    def verdict(self, instance: TaskInstance, answer: str, budget: Budget = DEFAULT_BUDGET) -> Verdict[Any]:
+        """The checker's verdict on ``answer``, within ``budget`` whatever the checker is, and never an exception:
+
+        - an answer longer than ``budget.max_chars`` is not checked, and a checker past the time or memory limit is
+          stopped (``corral.constraints.enforce``): both give the undecided verdict (``verdict.undecided`` says
+          why), which does not pass. So a schema validation or a parsing metric is bounded like a constraint check;
+        - a checker that raises fails this answer, its error recorded as the violation (``checker-error``), so one
+          output the checker cannot handle never stops a run or a training step."""
         if len(answer) > budget.max_chars:
             return Verdict.not_decided(f"the output has {len(answer):,} characters; the limit is "
                                        f"{budget.max_chars:,}")
+        meter = None
         try:
             with enforce(budget) as meter:
                 verdict = self.check(instance, answer)
         except BudgetExceeded as exc:
             return Verdict.not_decided(exc.reason)
+        except Exception as exc:  # the checker's bug or an unforeseen input: keep going, keep the evidence
+            if meter is not None and meter.exceeded:  # the checker turned the budget's stop into another error
+                return Verdict.not_decided(meter.exceeded)
+            return Verdict.of([Violation(CHECKER_ERROR, f"the checker failed on this output: "
+                                                          f"{type(exc).__name__}: {exc}")])
         return Verdict.not_decided(meter.exceeded) if meter.exceeded else verdict
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from corral.tasks import TaskInstance
+from corral.tasks import CHECKER_ERROR, TaskInstance
 
 from ._data import TaskPart
 
@@ -111,17 +111,20 @@ class CheckerReward:
         for stop in part.task.stop:
             if stop and stop in text:
                 text = text[:text.index(stop)]
-        try:
-            answer = part.task.answer(text)
-            verdict = part.task.judge(instance, answer)  # within the check budget, as evaluation judges
-            quality = None
-            if part.spec.reward == "gated" and part.task.quality is not None and instance.reference is not None:
-                quality = quality_value(part.task.quality(instance, answer), part.spec.quality_metric)
+        try:  # judged as evaluation judges (Task.judge: the answer, the verdict within the check budget, quality)
+            gated = part.spec.reward == "gated" and instance.reference is not None
+            judged = part.task.judge(instance, text, quality=gated)
+            verdict = judged.verdict
+            if verdict.violations and verdict.violations[0].rule == CHECKER_ERROR:
+                # the checker's fault, not the model's: no reward rather than -1
+                error = verdict.violations[0].message.removeprefix("the checker failed on this output: ")
+                return Judgement(key, instance_id, None, tokens=len(ids), error=error)
+            quality = quality_value(judged.quality, part.spec.quality_metric) if gated and judged.quality else None
             reward = reward_value(part.spec.reward, verdict.passed, verdict.score, quality)
-        except Exception as exc:  # a checker bug on one completion must not stop a training run
+        except Exception as exc:  # a quality metric's bug on one completion must not stop a training run
             return Judgement(key, instance_id, None, tokens=len(ids), error=f"{type(exc).__name__}: {exc}")
         return Judgement(key, instance_id, reward, verdict.passed, verdict.score, quality, min(len(ids), budget),
-                         answer=answer[:ANSWER_CHARS])
+                         answer=judged.answer[:ANSWER_CHARS])
 
     def drain(self) -> list[Judgement]:
         with self._lock:
