@@ -4,6 +4,6 @@ Importing this package registers every built-in task; ``corral.tasks.get_task`` 
 ``corral.registry.BUILTINS``, so the layers below never import a suite.
 """
 
-from . import clamp, collie, concode, formatbench
+from . import clamp, collie, concode, formatbench, ifeval
 
-__all__ = ["clamp", "collie", "concode", "formatbench"]
+__all__ = ["clamp", "collie", "concode", "formatbench", "ifeval"]

@@ -1,7 +1,7 @@
 """Segmentation: the single definition of chars, words, sentences, paragraphs and passages in Corral.
 
-Two profiles ship: ``default`` (what a careful user expects) and ``collie-v1`` (the COLLIE reference's rules,
-exactly). More can be registered with ``register_profile``.
+Three profiles ship: ``default`` (what a careful user expects), ``collie-v1`` (the COLLIE reference's rules,
+exactly) and ``ifeval-v1`` (IFEval's words and sentences). More can be registered with ``register_profile``.
 """
 
 from ._clean import printable, scrub
@@ -13,9 +13,9 @@ from ._units import Level, Unit
 def _register_builtin_profiles() -> None:
     from corral.registry import profiles
 
-    from . import _collie_v1, _default
+    from . import _collie_v1, _default, _ifeval_v1
 
-    for profile in (_default.PROFILE, _collie_v1.PROFILE):
+    for profile in (_default.PROFILE, _collie_v1.PROFILE, _ifeval_v1.PROFILE):
         if profile.name not in profiles:
             register_profile(profile)
 

@@ -1,0 +1,98 @@
+"""The shipped IFEval data and the ``ifeval`` task: all 540 prompts parse, bad rows are one-line errors naming the
+row, and ``corral eval ifeval`` on the scripted model records both modes and reports IFEval's four accuracies."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from corral.cli import app
+from corral.evaluation import evaluate, read_records
+from corral.models import ScriptedModel
+from corral.suites.ifeval import KINDS, PromptError, parse_row, read_prompts
+from corral.tasks import get_task, select
+
+
+def test_all_540_prompts_and_25_kinds_parse():
+    prompts = list(read_prompts())
+    assert len(prompts) == 540 and len({p.key for p in prompts}) == 540
+    kinds = Counter(i.id for p in prompts for i in p.instructions)
+    assert set(kinds) == set(KINDS) and kinds["punctuation:no_comma"] == 66 and kinds["detectable_format:title"] == 37
+    assert sum(kinds.values()) == 832
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ({"key": 7, "prompt": "p", "instruction_id_list": ["nope:x"], "kwargs": [{}]},
+     "rows.jsonl:1 (key 7): instruction 1: unknown IFEval instruction 'nope:x'"),
+    ({"key": 7, "prompt": "p", "instruction_id_list": ["length_constraints:number_words"], "kwargs": [{}]},
+     "rows.jsonl:1 (key 7): instruction 1: length_constraints:number_words: missing argument 'num_words'"),
+    ({"key": 7, "prompt": "p", "instruction_id_list": ["punctuation:no_comma"], "kwargs": []},
+     "rows.jsonl:1 (key 7): kwargs must be a list with one object per instruction"),
+    ({"prompt": "p", "instruction_id_list": ["punctuation:no_comma"]}, "rows.jsonl:1: missing or bad field key"),
+])
+def test_a_bad_row_is_a_one_line_error_naming_it(tmp_path, row, message):
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(PromptError) as error:
+        list(read_prompts(path))
+    assert str(error.value).replace(str(tmp_path) + "/", "").startswith(message)
+    assert "\n" not in str(error.value)
+
+
+def test_a_compressed_file_reads_as_the_shipped_one(tmp_path):
+    path = tmp_path / "rows.jsonl.gz"
+    path.write_bytes(gzip.compress(json.dumps({"key": 1, "prompt": "p", "instruction_id_list": [
+        "punctuation:no_comma"], "kwargs": [{}]}).encode()))
+    [prompt] = read_prompts(path)
+    assert prompt.key == "1" and prompt.instructions[0].id == "punctuation:no_comma"
+    assert parse_row({"key": 2, "prompt": "q", "instruction_id_list": ["punctuation:no_comma"]}).instructions
+
+
+def test_the_task_decodes_freely_and_checks_the_raw_output():
+    task = get_task("ifeval")
+    assert task.extract == "raw" and task.options == {"mode": "strict"}
+    [instance] = select(task, limit=1)
+    from corral.grammars import NotExpressible
+
+    with pytest.raises(NotExpressible, match="decoded freely"):
+        task.grammar(instance)
+    assert get_task("ifeval", mode="loose").options["mode"] == "loose"
+
+
+def test_a_run_records_both_modes_and_reports_the_four_accuracies(tmp_path):
+    task = get_task("ifeval")
+    chosen = select(task, limit=5)
+    answers = ["Sure:\n" + "word " * 310, "no commas here at all", "[a]", "x", "Hi, there"]
+    run, summary = evaluate("ifeval", "scripted:s", tmp_path / "run", limit=5, loaded_model=ScriptedModel(answers))
+    records = read_records(run)
+    assert len(records) == 5 and [r.instance for r in records] == [i.id for i in chosen]
+    for record in records:
+        assert set(record.detail) == {"instructions", "strict", "loose", "prompt_strict", "prompt_loose"}
+        assert record.passed == record.detail["prompt_strict"]
+        assert not record.passed or not record.violations
+    strict = [r.detail["prompt_strict"] for r in records]
+    quality = summary["quality"]
+    assert quality["prompt_strict"] == pytest.approx(sum(strict) / 5)
+    total = sum(len(r.detail["instructions"]) for r in records)
+    assert quality["instruction_strict"] == pytest.approx(sum(sum(r.detail["strict"]) for r in records) / total)
+    assert quality["instruction_loose"] >= quality["instruction_strict"]
+    assert quality["prompt_loose"] >= quality["prompt_strict"]
+    assert records[1].detail["strict"] == [True]  # key 1001: no commas
+
+
+def test_corral_eval_ifeval_runs_from_the_command_line(tmp_path, monkeypatch):
+    # the command line cannot pass a script: every request gets this answer (no commas, 4 words)
+    monkeypatch.setattr(ScriptedModel, "_text", lambda self, request, i: "Here is my answer")
+    result = CliRunner().invoke(app, ["eval", "ifeval", "--model", "scripted:s", "--limit", "5", "--out",
+                                      str(tmp_path / "run")])
+    assert result.exit_code in (0, 1), result.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["instances"] == 5 and summary["complete"]
+    assert set(summary["quality"]) >= {"prompt_strict", "prompt_loose", "instruction_strict", "instruction_loose"}
+    records = read_records(tmp_path / "run")
+    assert records[1].detail == {"instructions": ["punctuation:no_comma"], "strict": [True], "loose": [True],
+                                 "prompt_strict": True, "prompt_loose": True}
