@@ -32,6 +32,16 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _matches(response: str, *patterns: re.Pattern[str]) -> int:
+    """How many times the patterns match in ``response`` (each match ticks the check's budget)."""
+    count = 0
+    for pattern in patterns:
+        for _ in pattern.finditer(response):
+            tick()
+            count += 1
+    return count
+
+
 @kind("detectable_format:json_format", (),
       lambda a: "Write your entire response as JSON; you may wrap it in markdown ``` fences.",
       "grammar", "JSON is a context-free language (optionally inside ``` fences)",
@@ -70,11 +80,7 @@ def title(args: Args, response: str) -> list[Violation]:
       "at least n section markers '<word> <number>'")
 def multiple_sections(args: Args, response: str) -> list[Violation]:
     word, want = args["section_spliter"].strip(), args["num_sections"]
-    marker = re.compile(r"\s?" + re.escape(word) + r"\s?\d+\s?")
-    count = 0
-    for _ in marker.finditer(response):
-        tick()
-        count += 1
+    count = _matches(response, re.compile(r"\s?" + re.escape(word) + r"\s?\d+\s?"))
     if count >= want:
         return []
     return [Violation("detectable_format:multiple_sections",
@@ -90,11 +96,7 @@ def multiple_sections(args: Args, response: str) -> list[Violation]:
       "exactly n lines starting with * (not **) or -")
 def number_bullet_lists(args: Args, response: str) -> list[Violation]:
     want = args["num_bullets"]
-    count = 0
-    for pattern in (_STAR_BULLET, _DASH_BULLET):
-        for _ in pattern.finditer(response):
-            tick()
-            count += 1
+    count = _matches(response, _STAR_BULLET, _DASH_BULLET)
     if count == want:
         return []
     fix = "Remove bullets, or write the extra points as prose (every line starting with * or - counts)." \
@@ -169,10 +171,7 @@ def two_responses(args: Args, response: str) -> list[Violation]:
       "at least n [placeholders] (on one line each)")
 def number_placeholders(args: Args, response: str) -> list[Violation]:
     want = args["num_placeholders"]
-    count = 0
-    for _ in _PLACEHOLDER.finditer(response):
-        tick()
-        count += 1
+    count = _matches(response, _PLACEHOLDER)
     if count >= want:
         return []
     return [Violation("detectable_content:number_placeholders",
