@@ -52,14 +52,20 @@ def test_a_compressed_file_reads_as_the_shipped_one(tmp_path):
     assert parse_row({"key": 2, "prompt": "q", "instruction_id_list": ["punctuation:no_comma"]}).instructions
 
 
-def test_the_task_decodes_freely_and_checks_the_raw_output():
+def test_the_task_checks_the_raw_output_and_compiles_what_a_grammar_enforces():
     task = get_task("ifeval")
     assert task.extract == "raw" and task.options == {"mode": "strict"}
-    [instance] = select(task, limit=1)
+    first, *rest = select(task)
     from corral.grammars import NotExpressible
 
-    with pytest.raises(NotExpressible, match="decoded freely"):
-        task.grammar(instance)
+    grammar = task.grammar(first)  # 1000: no commas, 3 highlights (enforced), 300+ words (the checker's)
+    assert grammar.format == "regex"
+    assert "punctuation:no_comma" in grammar.description
+    assert "number_highlighted_sections" in grammar.description and "number_words" not in grammar.description
+    counts_only = next(i for i in rest if {x.id for x in i.target.instructions} <= {
+        "length_constraints:number_words", "length_constraints:number_sentences"})
+    with pytest.raises(NotExpressible, match="none of this prompt's instructions"):
+        task.grammar(counts_only)
     assert get_task("ifeval", mode="loose").options["mode"] == "loose"
 
 
@@ -96,3 +102,36 @@ def test_corral_eval_ifeval_runs_from_the_command_line(tmp_path, monkeypatch):
     records = read_records(tmp_path / "run")
     assert records[1].detail == {"instructions": ["punctuation:no_comma"], "strict": [True], "loose": [True],
                                  "prompt_strict": True, "prompt_loose": True}
+
+
+@pytest.mark.model
+def test_constrained_outputs_of_the_bundled_model_pass_what_their_grammar_enforces(tmp_path):
+    """The grammar reaches the model: every constrained output that finished (or was closed) passes each
+    instruction its prompt's grammar enforces. Four prompts: the lowercase alphabet (1019), the repeated request and
+    a title (1012), placeholders (1005), a JSON object (1075)."""
+    import dataclasses
+
+    from corral.evaluation import SamplingConfig
+    from corral.suites.ifeval import compile_prompt
+
+    task = get_task("ifeval")
+    chosen = [i for i in task.instances() if i.id in {"1019", "1012", "1005", "1075"}]
+    task = dataclasses.replace(task, instances=lambda: chosen)
+    run, _ = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained",
+                            sampling=SamplingConfig(max_tokens=128))
+    records = read_records(run)
+    assert len(records) == 4 and all(r.decoding == "constrained" for r in records)
+    finished = 0
+    for record in records:
+        prompt = next(i for i in chosen if i.id == record.instance).target
+        enforced = [i for i in prompt.instructions if i.id in compile_prompt(prompt.instructions).enforced]
+        assert enforced, record.instance
+        if record.finish_reason == "length" and not record.appended:
+            continue  # cut off and not closed: the grammar's end was never reached
+        finished += 1
+        for instruction in enforced:
+            if instruction.id == "change_case:english_lowercase":
+                assert record.output.islower(), record.output[:200]
+            else:
+                assert not instruction.kind.check(instruction.args, record.output), (instruction.id, record.output)
+    assert finished >= 1

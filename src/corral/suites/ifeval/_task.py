@@ -5,8 +5,10 @@ with the strict check's violations as feedback; its detail holds both modes per 
 statistics the summary turns into IFEval's four numbers: ``prompt_strict``, ``prompt_loose`` (means over prompts)
 and ``instruction_strict``, ``instruction_loose`` (followed instructions over all instructions).
 
-Decoding is free: IFEval's prompts are prose, and a grammar per kind (``Kind.enforcement``) is later work, so
-``grammar`` raises ``NotExpressible`` and a constrained run decodes freely and records why. The answer is the raw
+A constrained run decodes each prompt under its grammar (``_grammar``): one regular expression for the instructions
+a grammar can enforce (no comma, the case, quotation marks, the request repeated, the end phrase, a title, a fixed
+answer, keywords, placeholders, highlights, a postscript), a JSON object for a JSON prompt; the checker decides the
+rest, and a prompt with nothing to enforce decodes freely (recorded). The answer is the raw
 output (``extract="raw"``): loose mode removes the first and last lines, so stripping first would change which
 lines those are.
 """
@@ -20,6 +22,7 @@ from corral.tasks import Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict
 
 from ._data import Prompt, read_prompts
+from ._grammar import compile_prompt
 from ._modes import MODES, IFEvalResult, judge_prompt
 
 VERSION = "1"
@@ -34,9 +37,20 @@ def _instances() -> Iterator[TaskInstance]:
 
 
 def _grammar(instance: TaskInstance) -> Any:
-    from corral.grammars import NotExpressible
+    """The prompt's grammar (``_grammar.compile_prompt``): the instructions a regular expression enforces, or any
+    JSON value for a JSON prompt; a prompt none of whose instructions can be enforced decodes freely."""
+    from corral.grammars import Grammar, NotExpressible
 
-    raise NotExpressible("IFEval is decoded freely for now: no grammar per instruction kind yet")
+    prompt: Prompt = instance.target
+    compiled = compile_prompt(prompt.instructions)
+    left = "; ".join(f"{kind}: {why}" for kind, why in compiled.left)
+    if compiled.json:
+        # an object: what "wrap the whole output in JSON" asks for; any JSON value let the model write an endless number
+        return Grammar.json_schema({"type": "object"}, description=f"IFEval {prompt.key}: a JSON object")
+    if compiled.pattern is None:
+        raise NotExpressible(f"none of this prompt's instructions is enforced by a grammar ({left})")
+    return Grammar.regex(compiled.pattern, description=f"IFEval {prompt.key}: enforces "
+                                                       f"{', '.join(compiled.enforced)}")
 
 
 OPTIONS = (

@@ -1,0 +1,110 @@
+"""A prompt's grammar is sound: every text it accepts passes the checker of every instruction it enforces.
+
+Texts are drawn from each grammar's own pattern by a small generator for the subset of regex syntax the compiler
+writes (``\\x{HEX}`` and alphanumeric literals, classes with ``*`` or ``+``, groups of alternatives), with free
+text biased towards the characters that could fool a checker (brackets, asterisks, angle brackets, quotation marks,
+line breaks, spaces). llguidance confirms that each drawn text is in the grammar, so the generator is checked too.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from corral.grammars import Grammar, accepts
+from corral.suites.ifeval import compile_prompt, read_prompts
+
+PROMPTS = list(read_prompts())
+TRICKY = "[]*<>\"\n ,.'-PpSs"
+_TOKEN = re.compile(r"\\x\{([0-9A-F]+)\}|\[((?:\\x\{[0-9A-F]+\}(?:-\\x\{[0-9A-F]+\})?)+)\]([*+]?)|\(([^()]*)\)|"
+                    r"([A-Za-z0-9])")
+_RANGE = re.compile(r"\\x\{([0-9A-F]+)\}(?:-\\x\{([0-9A-F]+)\})?")
+
+
+def _chars(body: str) -> list[str]:
+    out: list[str] = []
+    for start, end in _RANGE.findall(body):
+        out += [chr(c) for c in range(int(start, 16), int(end or start, 16) + 1)]
+    return out
+
+
+def _draw(pattern: str, rng: random.Random) -> str:
+    """One random text of ``pattern`` (the compiler's subset of regex syntax)."""
+    out, at = [], 0
+    while at < len(pattern):
+        match = _TOKEN.match(pattern, at)
+        assert match, f"unexpected syntax at {pattern[at:at + 30]!r}"
+        at = match.end()
+        code, body, repeat, group, plain = match.groups()
+        if code:
+            out.append(chr(int(code, 16)))
+        elif plain:
+            out.append(plain)
+        elif group is not None:
+            out.append(_draw(rng.choice(group.split("|")), rng))
+        else:
+            chars = _chars(body)
+            tricky = [c for c in chars if c in TRICKY]
+            count = 1 if not repeat else rng.choice([0, 1, 2, 5, 20]) + (repeat == "+")
+            out += [rng.choice(tricky) if tricky and rng.random() < 0.4 else rng.choice(chars) for _ in range(count)]
+    return "".join(out)
+
+
+def _passes(instruction, text: str) -> bool:
+    if instruction.id == "change_case:english_lowercase":
+        return text.islower()  # the grammar's part; the language is the checker's
+    if instruction.id == "change_case:english_capital":
+        return text.isupper()
+    return not instruction.kind.check(instruction.args, text)
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_every_drawn_text_passes_what_its_grammar_enforces(chunk: int) -> None:
+    rng = random.Random(chunk)
+    checked = 0
+    for prompt in PROMPTS[chunk::4]:
+        compiled = compile_prompt(prompt.instructions)
+        if compiled.pattern is None:
+            continue
+        grammar = Grammar.regex(compiled.pattern)
+        enforced = [i for i in prompt.instructions if i.id in compiled.enforced]
+        for _ in range(3):
+            text = _draw(compiled.pattern, rng)
+            assert accepts(grammar, text), (prompt.key, text[:200])
+            failing = [i.id for i in enforced if not _passes(i, text)]
+            assert not failing, (prompt.key, failing, text[:300])
+            checked += 1
+    assert checked > 200
+
+
+def test_most_prompts_have_a_grammar_and_each_left_instruction_says_why() -> None:
+    compiled = [compile_prompt(prompt.instructions) for prompt in PROMPTS]
+    assert sum(c.pattern is not None for c in compiled) >= 340
+    assert sum(c.json for c in compiled) == 17
+    assert all(reason for c in compiled for _, reason in c.left)
+
+
+def test_conflicting_instructions_enforce_one_and_leave_the_other() -> None:
+    from corral.suites.ifeval import Instruction
+
+    quoted = Instruction.parse("startend:quotation", {})
+    repeat = Instruction.parse("combination:repeat_prompt", {"prompt_to_repeat": "Say hi."})
+    compiled = compile_prompt((quoted, repeat))
+    assert compiled.enforced == ("startend:quotation",)
+    assert compiled.left == (("combination:repeat_prompt", "another instruction fixes how the response begins"),)
+    no_comma = Instruction.parse("punctuation:no_comma", {})
+    keyword = Instruction.parse("keywords:existence", {"keywords": ["one, two"]})
+    assert compile_prompt((keyword, no_comma)).enforced == ("punctuation:no_comma",)
+
+
+def test_a_text_the_grammar_refuses_is_one_the_checker_fails() -> None:
+    from corral.suites.ifeval import Instruction
+
+    end = Instruction.parse("startend:end_checker", {"end_phrase": "Any other questions?"})
+    lower = Instruction.parse("change_case:english_lowercase", {})
+    grammar = Grammar.regex(compile_prompt((end, lower)).pattern or "")
+    assert accepts(grammar, "all good here. any other questions?")
+    assert not accepts(grammar, "All good here. any other questions?")  # a capital
+    assert not accepts(grammar, "all good here. any other questions? ok")  # something after the phrase
