@@ -63,6 +63,8 @@ REPORTS: tuple[str, ...] = (
     "constrained docs/results/formatbench-constrained/reference/free docs/results/formatbench-constrained/reference/"
     "constrained --out docs/results/formatbench-constrained",
     "corral report docs/results/formatbench-smollm2/run --out docs/results/formatbench-smollm2",
+    "corral report docs/results/ifeval-smollm2/free docs/results/ifeval-smollm2/constrained "
+    "--out docs/results/ifeval-smollm2",
     *(f"corral report {'--recheck ' if name in ('constituency', 'dependency') else ''}"
       f"docs/results/clamp-smollm2/{name}/free docs/results/clamp-smollm2/{name}/constrained "
       f"--out docs/results/clamp-smollm2/{name}"
