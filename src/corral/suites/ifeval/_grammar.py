@@ -95,22 +95,21 @@ def _no_comma(shape: _Shape, instruction: Instruction) -> str | None:
     return None  # the comma left the alphabet with _REMOVES
 
 
-def _lowercase(shape: _Shape, instruction: Instruction) -> str | None:
-    if shape.case == "upper":
-        return "the response must also be in capitals"
-    shape.alphabet -= _UPPER
-    shape.case = "lower"
-    shape.pieces.append(_class(_LOWER))  # str.islower needs one cased character
-    return None
+def _case(case: str) -> Callable[[_Shape, Instruction], str | None]:
+    """The builder for all-lowercase (``case="lower"``) or all-capitals (``"upper"``): the other case's letters
+    leave the alphabet, literals are written in this case, and one letter of it is required (``str.islower`` and
+    ``str.isupper`` need a cased character)."""
+    other, own = (_UPPER, _LOWER) if case == "lower" else (_LOWER, _UPPER)
 
+    def add(shape: _Shape, instruction: Instruction) -> str | None:
+        if shape.case not in (None, case):
+            return f"the response must also be in {'capitals' if case == 'lower' else 'lowercase'}"
+        shape.alphabet -= other
+        shape.case = case
+        shape.pieces.append(_class(own))
+        return None
 
-def _capital(shape: _Shape, instruction: Instruction) -> str | None:
-    if shape.case == "lower":
-        return "the response must also be in lowercase"
-    shape.alphabet -= _LOWER
-    shape.case = "upper"
-    shape.pieces.append(_class(_UPPER))  # str.isupper needs one cased character
-    return None
+    return add
 
 
 def _quotation(shape: _Shape, instruction: Instruction) -> str | None:
@@ -197,8 +196,8 @@ def _postscript(shape: _Shape, instruction: Instruction) -> str | None:
 
 _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "punctuation:no_comma": _no_comma,
-    "change_case:english_lowercase": _lowercase,
-    "change_case:english_capital": _capital,
+    "change_case:english_lowercase": _case("lower"),
+    "change_case:english_capital": _case("upper"),
     "startend:quotation": _quotation,
     "combination:repeat_prompt": _repeat_prompt,
     "startend:end_checker": _end_checker,
