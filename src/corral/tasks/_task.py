@@ -132,8 +132,9 @@ class Task:
         answer (``answer``), the checker's verdict on it within ``budget`` (``verdict``) and, with ``quality``, the
         task's quality metrics on it."""
         answer = self.answer(output)
+        verdict = self.verdict(instance, answer, budget)  # first: a task's quality may read what its check found
         measured = self.quality(instance, answer) if quality and self.quality is not None else {}
-        return Judged(answer, self.verdict(instance, answer, budget), measured)
+        return Judged(answer, verdict, measured)
 
     def verdict(self, instance: TaskInstance, answer: str, budget: Budget = DEFAULT_BUDGET) -> Verdict[Any]:
         """The checker's verdict on ``answer``, within ``budget`` whatever the checker is, and never an exception:

@@ -135,3 +135,19 @@ def test_constrained_outputs_of_the_bundled_model_pass_what_their_grammar_enforc
             else:
                 assert not instruction.kind.check(instruction.args, record.output), (instruction.id, record.output)
     assert finished >= 1
+
+
+def test_judging_an_output_checks_the_prompt_once():
+    """The quality statistics come from the check's own result: judging a prompt twice (and identifying its
+    language twice) per output was half of an IFEval run's checking time."""
+    from unittest import mock
+
+    import corral.suites.ifeval._task as ifeval_task  # the module-level checker the task calls
+
+    task = get_task("ifeval")
+    first = next(iter(task.instances()))
+    with mock.patch.object(ifeval_task, "judge_prompt", wraps=ifeval_task.judge_prompt) as judged:
+        result = task.judge(first, "no commas here *a* *b* *c*")
+        assert judged.call_count == 1
+    assert result.quality["instruction_strict@ratio:total"] == 3.0
+    assert result.quality["instruction_strict@ratio:correct"] == 2.0  # no comma, 3 highlights; not 300 words

@@ -63,12 +63,21 @@ OPTIONS = (
 def ifeval(mode: str) -> Task:
     """IFEval (Zhou et al. 2023) on Corral's checkers, with the options in ``OPTIONS``."""
 
+    last: dict[tuple[str, str], Verdict[IFEvalResult]] = {}  # the latest check, which quality reads
+
     def check(instance: TaskInstance, answer: str) -> Verdict[IFEvalResult]:
         prompt: Prompt = instance.target
-        return judge_prompt(prompt.instructions, answer, mode)  # type: ignore[arg-type]
+        verdict = judge_prompt(prompt.instructions, answer, mode)  # type: ignore[arg-type]
+        last.clear()
+        last[(instance.id, answer)] = verdict
+        return verdict
 
     def quality(instance: TaskInstance, answer: str) -> dict[str, float]:
-        verdict = check(instance, answer)
+        """IFEval's statistics from the check's own result: ``Task.judge`` checks first, so the prompt is not judged
+        (and its language identified) a second time."""
+        verdict = last.get((instance.id, answer))
+        if verdict is None:  # called on its own, not after the check
+            verdict = check(instance, answer)
         return verdict.detail.quality() if verdict.detail is not None else {}
 
     return Task(
