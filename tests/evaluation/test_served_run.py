@@ -19,8 +19,8 @@ SELECTION = {"structure": ["word01", "word03", "sent01", "sent04"]}
 # local backend applies none of them, so the served run asks for plain greedy decoding
 PLAIN_GREEDY = {"extra_body": {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}}
 PER_STRUCTURE = sized(2, 3)
-# outputs cut at 48 tokens (the same cut on both sides) keep the two runs short; full size: each instance's budget
-SAMPLING = SamplingConfig(max_tokens=sized(48, None))
+# outputs cut at 32 tokens (the same cut on both sides) keep the two runs short; full size: each instance's budget
+SAMPLING = SamplingConfig(max_tokens=sized(32, None))
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,7 @@ def test_the_fast_check_refuses_only_what_jsonschema_refuses_and_differs_only_on
     schemas = [b.schema for b in jsonschemabench()] + [s.schema for s in schemastore()]
     schemas += [g.schema for g in generate_suite(200, 0)] + _suite_schemas()
     assert len(schemas) > 4000
-    schemas = schemas[::sized(2, 1)]  # every other one, from every source (full size: all)
+    schemas = schemas[::sized(4, 1)]  # every fourth one, from every source (full size: all)
     only_fast_accepts = []
     for schema in schemas:
         fast, slow = _verdict(_check_schema, schema), _verdict(_check_schema_slowly, schema)
