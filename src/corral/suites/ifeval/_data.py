@@ -8,6 +8,8 @@ line naming the file, the line, the row's key and the problem; nothing is drawn 
 
 from __future__ import annotations
 
+import hashlib
+import io
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from corral.errors import InputError
+from corral.files import MAX_WHOLE_FILE_BYTES, read_input_bytes
 from corral.jsonl import enumerate_jsonl
 
 from ._kinds import Instruction, InstructionError
@@ -59,6 +62,27 @@ def parse_row(row: Any, where: str = "row") -> Prompt:
         except InstructionError as exc:
             raise PromptError(f"{name}: instruction {index + 1}: {exc}") from None
     return Prompt(str(key), prompt, tuple(instructions))
+
+
+def read_prompt_file(path: str | Path) -> tuple[list[Prompt], str]:
+    """Every prompt of an IFEval-format file (a regular file of at most 1 GiB, read once) and the SHA-256 of its
+    bytes, the version of a task over it. A bad row, an empty file or a key given twice is a ``PromptError``
+    naming the file (and the line)."""
+    try:
+        data = read_input_bytes(path, MAX_WHOLE_FILE_BYTES)
+    except InputError as exc:
+        raise PromptError(f"cannot read prompts file {exc}") from None
+    name = str(path)
+    prompts = [parse_row(row, f"{name}:{number}")
+               for number, row in enumerate_jsonl(io.BytesIO(data), name=name)]
+    if not prompts:
+        raise PromptError(f"{name}: no prompts")
+    seen: set[str] = set()
+    for prompt in prompts:
+        if prompt.key in seen:
+            raise PromptError(f"{name}: the key {prompt.key} is given twice")
+        seen.add(prompt.key)
+    return prompts, hashlib.sha256(data).hexdigest()
 
 
 def read_prompts(path: str | Path | None = None) -> Iterator[Prompt]:

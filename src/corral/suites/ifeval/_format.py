@@ -12,7 +12,7 @@ import re
 
 from corral.verdicts import Violation
 
-from ._kinds import Args, Param, first_span, kind, tick
+from ._kinds import Args, Param, first_span, register_kind, tick
 
 OPTIONS = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 """The answers ``detectable_format:constrained_response`` allows (IFEval's three)."""
@@ -42,7 +42,7 @@ def _matches(response: str, *patterns: re.Pattern[str]) -> int:
     return count
 
 
-@kind("detectable_format:json_format", (),
+@register_kind("detectable_format:json_format", (),
       lambda a: "Write your entire response as JSON; you may wrap it in markdown ``` fences.",
       "grammar", "JSON is a context-free language (optionally inside ``` fences)",
       "the whole response parses as JSON, ``` fences allowed")
@@ -60,7 +60,7 @@ def json_format(args: Args, response: str) -> list[Violation]:
     return []
 
 
-@kind("detectable_format:title", (),
+@register_kind("detectable_format:title", (),
       lambda a: "Your answer must contain a title wrapped in double angular brackets, such as <<poem of joy>>.",
       "grammar", "a title is <<...>> on one line: a regular pattern",
       "a non-empty <<title>> on one line")
@@ -73,7 +73,7 @@ def title(args: Args, response: str) -> list[Violation]:
                                                 "angular brackets, such as <<My Title>>.", None, "<<title>>", None)]
 
 
-@kind("detectable_format:multiple_sections", (Param("section_spliter", str), Param("num_sections", int)),
+@register_kind("detectable_format:multiple_sections", (Param("section_spliter", str), Param("num_sections", int)),
       lambda a: f"Your response must have {a['num_sections']} sections. Mark the beginning of each section with "
                 f"{a['section_spliter']} X, such as: {a['section_spliter']} 1.",
       "grammar", "section markers (the word and a number) counted: a regular pattern",
@@ -89,7 +89,7 @@ def multiple_sections(args: Args, response: str) -> list[Violation]:
                       None, want, count)]
 
 
-@kind("detectable_format:number_bullet_lists", (Param("num_bullets", int),),
+@register_kind("detectable_format:number_bullet_lists", (Param("num_bullets", int),),
       lambda a: f"Your answer must contain exactly {_plural(a['num_bullets'], 'bullet point')}, in markdown: "
                 "each on its own line starting with '* '.",
       "grammar", "bullet lines (starting with * or -) counted exactly: a regular pattern",
@@ -106,7 +106,7 @@ def number_bullet_lists(args: Args, response: str) -> list[Violation]:
                       None, want, count)]
 
 
-@kind("detectable_format:number_highlighted_sections", (Param("num_highlights", int),),
+@register_kind("detectable_format:number_highlighted_sections", (Param("num_highlights", int),),
       lambda a: f"Highlight at least {_plural(a['num_highlights'], 'section')} of your answer with markdown, "
                 "such as *highlighted section*.",
       "grammar", "highlights (*text* on one line) counted: a regular pattern",
@@ -127,7 +127,7 @@ def number_highlighted_sections(args: Args, response: str) -> list[Violation]:
                       "text in single asterisks on one line, such as *a highlighted part*.", None, want, count)]
 
 
-@kind("detectable_format:constrained_response", (),
+@register_kind("detectable_format:constrained_response", (),
       lambda a: f"Answer with one of the following options: {', '.join(repr(o) for o in OPTIONS)}.",
       "grammar", "a choice among three fixed strings (within free text) is regular",
       "contains one of 'My answer is yes.', 'My answer is no.', 'My answer is maybe.'")
@@ -140,7 +140,7 @@ def constrained_response(args: Args, response: str) -> list[Violation]:
                       "(with the capital M and the full stop).", None, list(OPTIONS), body[:80])]
 
 
-@kind("combination:two_responses", (),
+@register_kind("combination:two_responses", (),
       lambda a: f"Give two different responses, separated by six asterisks: {SEPARATOR}. Separate only the "
                 "responses that way.",
       "partial", "a grammar can force two non-empty parts around ******, but not that they differ",
@@ -164,7 +164,7 @@ def two_responses(args: Args, response: str) -> list[Violation]:
     return []
 
 
-@kind("detectable_content:number_placeholders", (Param("num_placeholders", int),),
+@register_kind("detectable_content:number_placeholders", (Param("num_placeholders", int),),
       lambda a: f"The response must contain at least {_plural(a['num_placeholders'], 'placeholder')} in square "
                 "brackets, such as [address].",
       "grammar", "placeholders ([...] on one line) counted: a regular pattern",
@@ -190,7 +190,7 @@ def postscript_pattern(marker: str) -> re.Pattern[str]:
     return re.compile(re.escape(marker.lower()))
 
 
-@kind("detectable_content:postscript", (Param("postscript_marker", str),),
+@register_kind("detectable_content:postscript", (Param("postscript_marker", str),),
       lambda a: f"At the end of your response, add a postscript starting with {a['postscript_marker']}",
       "grammar", "a fixed marker somewhere in the text: a regular pattern",
       "contains the postscript marker (any case)")
@@ -203,7 +203,7 @@ def postscript(args: Args, response: str) -> list[Violation]:
                       None)]
 
 
-@kind("startend:quotation", (),
+@register_kind("startend:quotation", (),
       lambda a: "Wrap your entire response with double quotation marks.",
       "grammar", "a text between two \" characters: a regular pattern",
       'the response (stripped) begins and ends with "')
@@ -217,7 +217,7 @@ def quotation(args: Args, response: str) -> list[Violation]:
                       (body[:1] + body[-1:]) if body else "")]
 
 
-@kind("startend:end_checker", (Param("end_phrase", str),),
+@register_kind("startend:end_checker", (Param("end_phrase", str),),
       lambda a: f"Finish your response with this exact phrase: {a['end_phrase']} No other words should follow it.",
       "grammar", "a fixed ending (case aside): a regular pattern",
       "ends with the phrase (any case; surrounding whitespace and \" ignored)")
@@ -233,7 +233,7 @@ def end_checker(args: Args, response: str) -> list[Violation]:
                                               f"with {tail!r}.{hint}", None, phrase, tail)]
 
 
-@kind("combination:repeat_prompt", (Param("prompt_to_repeat", str),),
+@register_kind("combination:repeat_prompt", (Param("prompt_to_repeat", str),),
       lambda a: "First repeat the request word for word without change, then give your answer (do not say "
                 "anything before repeating the request; the request to repeat does not include this sentence).",
       "grammar", "a fixed prefix (the request, case aside) then free text: a per-instance copy grammar",

@@ -9,7 +9,8 @@ appear in order between stretches of free text (a <<title>>, one of the fixed an
     START  TEXT*  (PIECE TEXT*)*  END        where TEXT is the alphabet's characters
 
 and every text it accepts passes the checker of every instruction it enforces (``tests/suites/ifeval/
-test_grammar.py`` draws texts from each of the 540 prompts' grammars and checks them). The alphabet is printable
+test_grammar.py`` draws texts from each of the 540 prompts' grammars and checks them). A kind that forbids characters
+(``Kind.forbids``: no comma; a plug-in's own) is enforced by leaving them out of the alphabet. The alphabet is printable
 ASCII and the line break: a subset of what passes, so a character the checkers would judge differently (a capital
 outside ASCII) never reaches them. What cannot be enforced this way (counts of words, sentences, paragraphs or
 letters, forbidden words, sections, bullets, two responses, the language) and an instruction whose literal text
@@ -70,10 +71,13 @@ def compile_prompt(instructions: tuple[Instruction, ...]) -> PromptGrammar:
         return PromptGrammar(None, True, ("detectable_format:json_format",), left)
     shape = _Shape()
     for instruction in instructions:  # every character any kind removes goes first: pieces use the final alphabet
-        shape.alphabet -= _REMOVES.get(instruction.id, set())
-    ordered = sorted(instructions, key=lambda instruction: _ORDER.get(instruction.id, len(_ORDER)))
+        shape.alphabet -= _REMOVES.get(instruction.id, set()) | instruction.kind.forbids
+    ordered = sorted(instructions, key=_rank)
     for instruction in ordered:
         add = _ADDERS.get(instruction.id)
+        if add is None and instruction.kind.forbids:  # enforced by the alphabet alone (a plug-in's kind too)
+            shape.enforced.append(instruction.id)
+            continue
         if add is None:
             shape.left.append((instruction.id, instruction.kind.why if instruction.kind.enforcement == "checker"
                                else "not expressed as a regular expression yet"))
@@ -89,10 +93,6 @@ def compile_prompt(instructions: tuple[Instruction, ...]) -> PromptGrammar:
 
 
 # ------------------------------------------------------------------------------------------------ each kind
-
-
-def _no_comma(shape: _Shape, instruction: Instruction) -> str | None:
-    return None  # the comma left the alphabet with _REMOVES
 
 
 def _case(case: str) -> Callable[[_Shape, Instruction], str | None]:
@@ -195,7 +195,6 @@ def _postscript(shape: _Shape, instruction: Instruction) -> str | None:
 
 
 _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
-    "punctuation:no_comma": _no_comma,
     "change_case:english_lowercase": _case("lower"),
     "change_case:english_capital": _case("upper"),
     "startend:quotation": _quotation,
@@ -213,11 +212,19 @@ literal text is checked against the final alphabet."""
 
 _ORDER = {name: index for index, name in enumerate(_ADDERS)}
 
+
+def _rank(instruction: Instruction) -> int:
+    """Where an instruction is built: a kind the alphabet alone enforces first, then ``_ADDERS``' order, then the
+    rest (left to the checker)."""
+    if instruction.id not in _ORDER and instruction.kind.forbids:
+        return -1
+    return _ORDER.get(instruction.id, len(_ORDER))
+
 _REMOVES: dict[str, set[str]] = {
-    "punctuation:no_comma": {","},
     "detectable_format:number_highlighted_sections": {"*"},
 }
-"""Characters a kind removes from the whole text, before any piece is built. A stray asterisk beside a highlight
+"""Characters a grammar leaves out of the whole text for a kind that does not forbid them itself (``Kind.forbids``
+are left out too), before any piece is built. A stray asterisk beside a highlight
 changes how IFEval pairs them (``x*`` then ``*a**b*`` counts one highlight, not two), so free text and every other
 piece go without. A stray bracket cannot hide a placeholder (each placeholder's ``]`` still ends one match of
 IFEval's ``\\[.*?\\]``), so brackets stay."""

@@ -47,6 +47,8 @@ class Param:
     choices: tuple[str, ...] | None = None
 
     def parse(self, value: Any) -> Any:
+        if self.type is int and isinstance(value, float) and value.is_integer():
+            value = int(value)  # data exported through a table (Hugging Face datasets) writes 3 as 3.0
         ok = (isinstance(value, int) and not isinstance(value, bool) and value >= 0 if self.type is int
               else isinstance(value, str) and value != "" if self.type is str
               else isinstance(value, list | tuple) and bool(value) and all(isinstance(v, str) and v for v in value))
@@ -69,31 +71,58 @@ class Kind:
     enforcement: Enforcement
     why: str
     summary: str = ""
+    forbids: frozenset[str] = frozenset()
+    """Characters whose absence is exactly what the kind checks (``punctuation:no_comma``: the comma). A prompt's
+    grammar enforces such a kind by leaving them out of its alphabet, with no code of the kind's own; a kind whose
+    check asks anything more leaves this empty."""
 
 
 KINDS: dict[str, Kind] = {}
 """The catalogue: instruction id -> ``Kind``, filled by the modules that define kinds (``_length``, ``_format``,
-``_lexical``)."""
+``_lexical``) and by plug-ins (``register_kind``; ``docs/ifeval.md``)."""
+
+PLUGIN_GROUP = "corral_ifeval_kinds"
+"""The entry-point group a package names its kind modules in; they are imported the first time an id is unknown."""
 
 
-def kind(id: str, params: tuple[Param, ...], render: Render, enforcement: Enforcement, why: str,
-         summary: str) -> Callable[[Check], Check]:
-    """Register the decorated check as kind ``id``."""
+def register_kind(id: str, params: tuple[Param, ...], render: Render, enforcement: Enforcement, why: str,
+                  summary: str, forbids: frozenset[str] | set[str] = frozenset()) -> Callable[[Check], Check]:
+    """Register the decorated ``check(args, response) -> list[Violation]`` as kind ``id``: IFEval's own kinds and
+    out-of-domain ones (IFBench's, a benchmark's own) alike. An id registered twice is an error, never a silent
+    replacement of the checker a run was judged by."""
 
     def register(check: Check) -> Check:
         if id in KINDS:
             raise ValueError(f"IFEval kind {id!r} is registered twice")
-        KINDS[id] = Kind(id, params, check, render, enforcement, why, summary)
+        KINDS[id] = Kind(id, params, check, render, enforcement, why, summary, frozenset(forbids))
         return check
 
     return register
 
 
+def _load_plugins() -> None:
+    """Import the kind modules installed packages name under ``PLUGIN_GROUP`` (at each unknown id, which is rare:
+    a module already imported is not run again, so nothing registers twice)."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=PLUGIN_GROUP):
+        try:
+            point.load()
+        except Exception as exc:  # a broken plug-in is named, not a traceback in the middle of reading data
+            raise InstructionError(f"the IFEval kind plug-in {point.name!r} ({point.value}) failed to load: "
+                                   f"{type(exc).__name__}: {exc}") from None
+
+
 def get_kind(id: str) -> Kind:
-    """The kind ``id``, or an ``InstructionError`` listing the kinds."""
+    """The kind ``id`` (installed plug-ins are loaded at the first unknown id), or an ``InstructionError``
+    listing the kinds."""
     found = KINDS.get(id)
     if found is None:
-        raise InstructionError(f"unknown IFEval instruction {id!r}; known: {', '.join(sorted(KINDS))}")
+        _load_plugins()
+        found = KINDS.get(id)
+    if found is None:
+        raise InstructionError(f"unknown IFEval instruction {id!r}; known: {', '.join(sorted(KINDS))} (a kind from "
+                               "elsewhere is registered by a plug-in first: -T kinds=..., docs/ifeval.md)")
     return found
 
 

@@ -12,7 +12,7 @@ import re
 from corral.text import Level, get_profile
 from corral.verdicts import Violation
 
-from ._kinds import RELATIONS, Args, Param, count_message, kind, meets, relation_text, tick
+from ._kinds import RELATIONS, Args, Param, count_message, meets, register_kind, relation_text, tick
 
 _RELATION = Param("relation", str, RELATIONS)
 _DIVIDER = re.compile(r"\s?\*\*\*\s?")
@@ -25,7 +25,7 @@ def _units(response: str, level: Level) -> int:
     return len(get_profile("ifeval-v1").split(response, level))
 
 
-@kind("length_constraints:number_words", (Param("num_words", int), _RELATION),
+@register_kind("length_constraints:number_words", (Param("num_words", int), _RELATION),
       lambda a: f"Answer with {relation_text(a['relation'], a['num_words'], 'word')}.",
       "grammar", "a word is a run of \\w characters, so a bounded count of them is a regular language",
       "words (runs of \\w) counted against a bound")
@@ -38,7 +38,7 @@ def number_words(args: Args, response: str) -> list[Violation]:
                       None, f"{args['relation']} {args['num_words']}", count)]
 
 
-@kind("length_constraints:number_sentences", (Param("num_sentences", int), _RELATION),
+@register_kind("length_constraints:number_sentences", (Param("num_sentences", int), _RELATION),
       lambda a: f"Your response should contain {relation_text(a['relation'], a['num_sentences'], 'sentence')}.",
       "partial", "a grammar can bound the sentence-ending punctuation, but Punkt's boundaries depend on "
       "abbreviation and capitalisation statistics that no grammar holds",
@@ -52,7 +52,7 @@ def number_sentences(args: Args, response: str) -> list[Violation]:
                       None, f"{args['relation']} {args['num_sentences']}", count)]
 
 
-@kind("length_constraints:number_paragraphs", (Param("num_paragraphs", int),),
+@register_kind("length_constraints:number_paragraphs", (Param("num_paragraphs", int),),
       lambda a: f"Write exactly {a['num_paragraphs']} paragraph{'s' if a['num_paragraphs'] != 1 else ''}, "
                 "separated from each other by the markdown divider ***.",
       "grammar", "paragraphs are the text between *** dividers: an exact count of non-empty pieces is regular",
@@ -90,7 +90,7 @@ def first_word(paragraph: str) -> str:
     return word.lower()
 
 
-@kind("length_constraints:nth_paragraph_first_word",
+@register_kind("length_constraints:nth_paragraph_first_word",
       (Param("num_paragraphs", int), Param("nth_paragraph", int), Param("first_word", str)),
       lambda a: f"Write exactly {a['num_paragraphs']} paragraphs, separated from each other by one blank line "
                 f"(two newlines). Paragraph {a['nth_paragraph']} must start with the word {a['first_word']}.",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from corral.text import Level, get_profile
 from corral.verdicts import Violation
 
-from ._kinds import RELATIONS, Args, Param, count_message, first_span, kind, meets, relation_text, tick
+from ._kinds import RELATIONS, Args, Param, count_message, first_span, meets, register_kind, relation_text, tick
 from ._language import LANGUAGES, identify, language_name
 
 
@@ -26,7 +26,7 @@ def _occurrences(keyword: str, response: str) -> list[re.Match[str]]:
     return out
 
 
-@kind("keywords:existence", (Param("keywords", list),),
+@register_kind("keywords:existence", (Param("keywords", list),),
       lambda a: f"Include the keywords {', '.join(a['keywords'])} in the response.",
       "grammar", "each keyword somewhere in the text (any case): an intersection of regular languages",
       "every keyword appears (as text, any case)")
@@ -39,7 +39,7 @@ def existence(args: Args, response: str) -> list[Violation]:
                       None, list(args["keywords"]), missing)]
 
 
-@kind("keywords:forbidden_words", (Param("forbidden_words", list),),
+@register_kind("keywords:forbidden_words", (Param("forbidden_words", list),),
       lambda a: f"Do not include the keywords {', '.join(a['forbidden_words'])} in the response.",
       "grammar", "a finite set of whole words excluded (any case): a regular language",
       "none of the words appears as a whole word (any case)")
@@ -55,11 +55,12 @@ def forbidden_words(args: Args, response: str) -> list[Violation]:
     return found
 
 
-@kind("keywords:frequency", (Param("keyword", str), Param("frequency", int), Param("relation", str, RELATIONS)),
-      lambda a: f"In your response, the word {a['keyword']} should appear "
-                f"{relation_text(a['relation'], a['frequency'], 'time')}.",
-      "grammar", "occurrences of a fixed string counted against a bound: a regular language",
-      "occurrences of the keyword (as text, any case) counted against a bound")
+@register_kind(
+    "keywords:frequency", (Param("keyword", str), Param("frequency", int), Param("relation", str, RELATIONS)),
+    lambda a: f"In your response, the word {a['keyword']} should appear "
+              f"{relation_text(a['relation'], a['frequency'], 'time')}.",
+    "grammar", "occurrences of a fixed string counted against a bound: a regular language",
+    "occurrences of the keyword (as text, any case) counted against a bound")
 def frequency(args: Args, response: str) -> list[Violation]:
     keyword = args["keyword"].strip()
     count = len(_occurrences(keyword, response))
@@ -71,7 +72,7 @@ def frequency(args: Args, response: str) -> list[Violation]:
                       None, f"{args['relation']} {args['frequency']}", count)]
 
 
-@kind("keywords:letter_frequency",
+@register_kind("keywords:letter_frequency",
       (Param("letter", str), Param("let_frequency", int), Param("let_relation", str, RELATIONS)),
       lambda a: f"In your response, the letter {a['letter']} should appear "
                 f"{relation_text(a['let_relation'], a['let_frequency'], 'time')}.",
@@ -89,10 +90,10 @@ def letter_frequency(args: Args, response: str) -> list[Violation]:
                       None, f"{args['let_relation']} {args['let_frequency']}", count)]
 
 
-@kind("punctuation:no_comma", (),
+@register_kind("punctuation:no_comma", (),
       lambda a: "Do not use any commas in your entire response.",
       "grammar", "a forbidden character: a regular language",
-      "no ',' anywhere")
+      "no ',' anywhere", forbids={","})
 def no_comma(args: Args, response: str) -> list[Violation]:
     count = response.count(",")
     if not count:
@@ -104,7 +105,7 @@ def no_comma(args: Args, response: str) -> list[Violation]:
                       span, 0, count)]
 
 
-@kind("change_case:capital_word_frequency",
+@register_kind("change_case:capital_word_frequency",
       (Param("capital_frequency", int), Param("capital_relation", str, RELATIONS)),
       lambda a: "In your response, words in all capital letters should appear "
                 f"{relation_text(a['capital_relation'], a['capital_frequency'], 'time')}.",
@@ -141,7 +142,7 @@ def _english(rule: str, response: str) -> list[Violation]:
                             "in English.", None, "en", code)]
 
 
-@kind("change_case:english_capital", (),
+@register_kind("change_case:english_capital", (),
       lambda a: "Your entire response should be in English, and in all capital letters.",
       "partial", "a grammar can forbid lowercase letters, but whether the text is English takes a language "
       "identifier", "no lowercase letter (str.isupper) and identified as English")
@@ -151,7 +152,7 @@ def english_capital(args: Args, response: str) -> list[Violation]:
     return _english("change_case:english_capital", response)
 
 
-@kind("change_case:english_lowercase", (),
+@register_kind("change_case:english_lowercase", (),
       lambda a: "Your entire response should be in English, and in all lowercase letters. No capital letters are "
                 "allowed.",
       "partial", "a grammar can forbid capital letters, but whether the text is English takes a language "
@@ -162,7 +163,7 @@ def english_lowercase(args: Args, response: str) -> list[Violation]:
     return _english("change_case:english_lowercase", response)
 
 
-@kind("language:response_language", (Param("language", str, tuple(LANGUAGES)),),
+@register_kind("language:response_language", (Param("language", str, tuple(LANGUAGES)),),
       lambda a: f"Your entire response should be in {language_name(a['language'])}; no other language is allowed.",
       "checker", "the language of a text is a statistical judgement (py3langid's model), not a grammar",
       "identified as the language (py3langid)")

@@ -21,19 +21,24 @@ from typing import Any
 from corral.tasks import Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict
 
-from ._data import Prompt, read_prompts
+from ._data import Prompt, read_prompt_file, read_prompts
 from ._grammar import compile_prompt
 from ._modes import MODES, IFEvalResult, judge_prompt
+from ._plugins import load_kind_modules
 
 VERSION = "1"
 MAX_TOKENS = 1280
 """lm-evaluation-harness's generation budget for IFEval (its ``max_gen_toks``): room for the 300+ word answers."""
 
 
+def _instance(prompt: Prompt) -> TaskInstance:
+    return TaskInstance(id=prompt.key, prompt=prompt.prompt, target=prompt,
+                        groups={"instructions": str(len(prompt.instructions))}, max_tokens=MAX_TOKENS)
+
+
 def _instances() -> Iterator[TaskInstance]:
     for prompt in read_prompts():
-        yield TaskInstance(id=prompt.key, prompt=prompt.prompt, target=prompt,
-                           groups={"instructions": str(len(prompt.instructions))}, max_tokens=MAX_TOKENS)
+        yield _instance(prompt)
 
 
 def _grammar(instance: TaskInstance) -> Any:
@@ -56,12 +61,27 @@ def _grammar(instance: TaskInstance) -> Any:
 OPTIONS = (
     TaskOption("mode", str, "strict", "which verdict decides a record's pass: strict, or loose (IFEval's upper "
                "bound); both are recorded either way", choices=MODES),
+    TaskOption("data", str, None, "a JSON Lines file of prompts in IFEval's format (key, prompt, "
+               "instruction_id_list, kwargs: IFBench's test file, a benchmark's own) instead of the 540 shipped; "
+               "the task's version is its SHA-256"),
+    TaskOption("kinds", list, None, "modules (import names, or .py files) that register more instruction kinds "
+               "with register_kind before the data is read; installed plug-ins (entry points "
+               "'corral_ifeval_kinds') load by themselves"),
 )
 
 
 @register_task("ifeval", options=OPTIONS)
-def ifeval(mode: str) -> Task:
-    """IFEval (Zhou et al. 2023) on Corral's checkers, with the options in ``OPTIONS``."""
+def ifeval(mode: str, data: str | None = None, kinds: tuple[str, ...] | None = None) -> Task:
+    """IFEval (Zhou et al. 2023) on Corral's checkers, with the options in ``OPTIONS``: the shipped prompts, or
+    ``data``'s, whose instructions may be kinds that ``kinds`` registers (out-of-domain constraints, IFBench's)."""
+    load_kind_modules(kinds or ())
+    version, instances, name = VERSION, _instances, "IFEval (Zhou et al. 2023): 540 prompts with 25 kinds of " \
+                                                   "verifiable instructions, strict and loose"
+    if data is not None:
+        prompts, digest = read_prompt_file(data)
+        version = f"{VERSION}+sha256:{digest[:16]}"
+        name = f"IFEval-format prompts from {data} ({len(prompts)})"
+        instances = lambda: (_instance(prompt) for prompt in prompts)  # noqa: E731
 
     last: dict[tuple[str, str], Verdict[IFEvalResult]] = {}  # the latest check, which quality reads
 
@@ -82,12 +102,11 @@ def ifeval(mode: str) -> Task:
 
     return Task(
         name="ifeval",
-        version=VERSION,
+        version=version,
         extract="raw",
-        instances=_instances,
+        instances=instances,
         check=check,
         grammar=_grammar,
         quality=quality,
-        description="IFEval (Zhou et al. 2023): 540 prompts with 25 kinds of verifiable instructions, strict and "
-                    "loose",
+        description=name,
     )
