@@ -8,6 +8,7 @@ explicitly laid over its fields, and ``--set KEY=VALUE`` for any field the flags
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -75,9 +76,8 @@ def eval_command(
     from corral.registry import RegistryError
     from corral.tasks import get_task
 
-    spec = _spec(config, {"task": task, "task_options": _task_options(task_option) if task_option else None,
-                          "model": model, "where": _where(where) if where else None, "samples": samples,
-                          "rounds": rounds, "decoding": decoding, **_limits(limit or [])}, settings or [])
+    spec = spec_of({"task": task, "config": config, "task_option": task_option, "model": model, "where": where,
+                    "limit": limit, "samples": samples, "rounds": rounds, "decoding": decoding, "settings": settings})
     try:
         the_task = get_task(spec.task, **spec.task_options)
         plans = [plan_run(one, the_task) for one in spec.runs()]  # every run checked before any model loads
@@ -121,17 +121,23 @@ def eval_command(
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def _spec(config: Path | None, flags: dict[str, Any], settings: list[str]) -> Any:
-    """The run's ``EvalSpec``: the file's fields, then the flags that were given, then each ``--set``; one
-    ``error:`` line naming the file (or ``options``) and the field path when it is not a valid spec."""
+def spec_of(params: Mapping[str, Any]) -> Any:
+    """The run's ``EvalSpec`` from the command's parameters (click's, by name): the ``--config`` file's fields, then
+    the flags that were given, then each ``--set``; one ``error:`` line naming the file (or ``options``) and the field
+    path when it is not a valid spec."""
     from corral.evaluation import SpecError, parse_eval_spec, read_spec_file
 
+    config = params.get("config")
     try:
         data: dict[str, Any] = read_spec_file(config) if config else {}
     except SpecError as exc:
         raise _fail(str(exc)) from None
+    options, where = params.get("task_option"), params.get("where")
+    flags = {"task": params.get("task"), "task_options": _task_options(options) if options else None,
+             "model": params.get("model"), "where": _where(where) if where else None, "samples": params.get("samples"),
+             "rounds": params.get("rounds"), "decoding": params.get("decoding"), **_limits(params.get("limit") or [])}
     data |= {key: value for key, value in flags.items() if value is not None}
-    for setting in settings:
+    for setting in params.get("settings") or []:
         _set(data, setting)
     if not data.get("task"):
         raise _fail("name a task: corral eval TASK, or --config FILE with a task field")

@@ -95,19 +95,16 @@ class RunPlan:
 
 
 def plan_run(spec: EvalSpec, task: Task | None = None) -> RunPlan:
-    """Plan the run ``spec`` describes: its task (``task``, a value already built, e.g. one not registered, must be
-    the one ``spec.task`` names; otherwise the registered task made with ``spec.task_options``), the instances it
-    selects, and the config with its identity hash (for a constrained run, one that names the grammar compiler).
+    """Plan the run ``spec`` describes: its task (``task``: the one ``spec.task`` names, already built, or one that
+    is not registered; None: ``get_task(spec.task, **spec.task_options)``), the instances it selects, and the
+    config with its identity hash (for a constrained run, one that names the grammar compiler).
     A ``ValueError`` for a spec of two decodings (``EvalSpec.runs`` splits it), a selection that matches nothing
     or a strategy the model cannot run."""
     from corral.version import __version__
 
     if spec.decoding == "both":
         raise ValueError("decoding 'both' is two runs: plan each of spec.runs()")
-    if task is None:
-        task = get_task(spec.task, **spec.task_options)
-    elif task.name != spec.task:
-        raise ValueError(f"the task given ({task.name!r}) is not the one the spec names ({spec.task!r})")
+    task = task if task is not None else get_task(spec.task, **spec.task_options)
     backend, _ = parse_spec(spec.model)
     if spec.strategy.kind == "smc" and backend not in SMC_BACKENDS:
         raise ValueError(f"strategy 'smc' runs its particles inside the model's token loop: a local llama.cpp model "

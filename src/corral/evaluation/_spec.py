@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator, model_validator
 
 from corral.errors import InputError
 from corral.models import MAX_PARTICLES, Sampling
@@ -102,7 +102,7 @@ class SmcStrategy(_Value):
 DecodingStrategy = Annotated[GreedyStrategy | RerankStrategy | SmcStrategy, Field(discriminator="kind")]
 """How one constrained sample is decoded, a tagged value: ``{kind: rerank, k: 8}``, or its kind alone."""
 
-JsonScalar = str | int | float | bool | None
+JsonScalar = StrictStr | int | float | bool | None  # strict: a number stays a number, nan is refused
 
 
 class EvalSpec(_Value):
@@ -122,7 +122,8 @@ class EvalSpec(_Value):
     model: str = Field("smollm2", min_length=1)
     base_url: str | None = None
     model_options: dict[str, JsonScalar] = Field(default_factory=dict)
-    where: dict[str, list[Annotated[str, Field(min_length=1)]]] = Field(default_factory=dict)
+    where: dict[str, Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]] = Field(
+        default_factory=dict)
     limit: int | None = Field(None, ge=1, le=MAX_INSTANCES)
     per_group: tuple[Annotated[str, Field(min_length=1)], Annotated[int, Field(ge=1, le=MAX_INSTANCES)]] | None = None
     decoding: Literal["free", "constrained", "both"] = "free"
