@@ -37,6 +37,8 @@ MAIN_JOB = ROOT / "docs" / "examples" / "main-job.yaml"
 names = st.text(st.characters(categories=("L", "N", "P", "S", "Zs")), min_size=1, max_size=12)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63), names,
                     st.floats(allow_nan=False, allow_infinity=False))
+json_values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(names, inner, max_size=3), max_leaves=6)
 strategies = st.one_of(
     st.builds(GreedyStrategy),
     st.builds(RerankStrategy, k=st.integers(1, 256), temperature=st.floats(0, 2, exclude_min=True)),
@@ -51,7 +53,7 @@ def specs(draw: st.DrawFn) -> EvalSpec:
     decoding = draw(st.sampled_from(["free", "constrained", "both"]))
     return EvalSpec(
         task=draw(names), task_options=draw(st.dictionaries(names, names, max_size=3)), model=draw(names),
-        base_url=draw(st.none() | names), model_options=draw(st.dictionaries(names, scalars, max_size=3)),
+        base_url=draw(st.none() | names), model_options=draw(st.dictionaries(names, json_values, max_size=3)),
         where=draw(st.dictionaries(names, st.lists(names, min_size=1, max_size=3), max_size=2)),
         limit=draw(st.none() | st.integers(1, 10_000_000)),
         per_group=draw(st.none() | st.tuples(names, st.integers(1, 10_000_000))), decoding=decoding,
@@ -96,6 +98,7 @@ def test_any_valid_spec_round_trips_through_json_and_yaml(spec: EvalSpec) -> Non
     ({"per_group": ["structure", 0]}, "spec: per_group.1: Input should be greater than or equal to 1, got 0"),
     ({"where": {"structure": []}}, "spec: where.structure: List should have at least 1 item"),
     ({"model_options": {"n_ctx": math.nan}}, "spec: model_options.n_ctx"),
+    ({"model_options": {"extra_body": {"top_k": math.inf}}}, "spec: model_options.extra_body"),
     ({"batch_size": 0}, "spec: batch_size: Input should be greater than or equal to 1, got 0"),
     ({"temperature": 0.5}, "spec: temperature: Extra inputs are not permitted"),
 ])

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from corral.errors import InputError
 from corral.models import MAX_PARTICLES, Sampling
@@ -102,9 +102,6 @@ class SmcStrategy(_Value):
 DecodingStrategy = Annotated[GreedyStrategy | RerankStrategy | SmcStrategy, Field(discriminator="kind")]
 """How one constrained sample is decoded, a tagged value: ``{kind: rerank, k: 8}``, or its kind alone."""
 
-JsonScalar = StrictStr | int | float | bool | None  # strict: a number stays a number, nan is refused
-
-
 class EvalSpec(_Value):
     """One evaluation: which task and instances, which model, how to decode, how far to go.
 
@@ -121,7 +118,7 @@ class EvalSpec(_Value):
     task_options: dict[str, str] = Field(default_factory=dict)
     model: str = Field("smollm2", min_length=1)
     base_url: str | None = None
-    model_options: dict[str, JsonScalar] = Field(default_factory=dict)
+    model_options: dict[str, JsonValue] = Field(default_factory=dict)  # JSON data: nan and inf refused
     where: dict[str, Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]] = Field(
         default_factory=dict)
     limit: int | None = Field(None, ge=1, le=MAX_INSTANCES)
