@@ -19,7 +19,7 @@ from corral.evaluation import MAX_ROUNDS, MAX_SAMPLES
 
 from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
-from ._options import MAX_INSTANCES, Bounds, OutOfBounds, int_option
+from ._options import MAX_INSTANCES, Bounds, OutOfBounds, group_values, int_option, task_options
 
 
 def _set_help() -> str:
@@ -35,10 +35,6 @@ def _set_help() -> str:
     shown = ", ".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in fields)
     return (f"Any other spec field, dotted (repeatable; defaults shown): {shown} (docs/evaluation.md). A value is "
             "JSON where it parses as JSON, else text.")
-
-
-def _names(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
 def eval_command(
@@ -133,9 +129,9 @@ def spec_of(params: Mapping[str, Any]) -> Any:
     except SpecError as exc:
         raise _fail(str(exc)) from None
     options, where = params.get("task_option"), params.get("where")
-    flags = {"task": params.get("task"), "task_options": _task_options(options) if options else None,
-             "model": params.get("model"), "where": _where(where) if where else None, "samples": params.get("samples"),
-             "rounds": params.get("rounds"), "decoding": params.get("decoding"), **_limits(params.get("limit") or [])}
+    flags = {key: params.get(key) for key in ("task", "model", "samples", "rounds", "decoding")}
+    flags |= {"task_options": task_options(options) if options else None,
+              "where": group_values(where) if where else None, **_limits(params.get("limit") or [])}
     data |= {key: value for key, value in flags.items() if value is not None}
     for setting in params.get("settings") or []:
         _set(data, setting)
@@ -166,29 +162,6 @@ def _set(data: dict[str, Any], setting: str) -> None:
         child = {"kind": child} if isinstance(child, str) else dict(child) if isinstance(child, dict) else {}
         node[part] = node = child
     node[path[-1]] = value
-
-
-def _where(values: list[str]) -> dict[str, list[str]]:
-    filters: dict[str, list[str]] = {}
-    for condition in values:
-        group, sep, names = condition.partition("=")
-        if not sep or not group.strip() or not _names(names):
-            raise _fail(f"--where {condition!r}: write GROUP=VALUE[,VALUE...], e.g. enforcement=exact")
-        filters[group.strip()] = _names(names)  # type: ignore[assignment]
-    return filters
-
-
-def _task_options(values: list[str]) -> dict[str, str]:
-    """``-T key=value`` pairs as a dict of strings; the task's declaration converts and checks them."""
-    options: dict[str, str] = {}
-    for pair in values:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise _fail(f"-T {pair!r}: write KEY=VALUE, e.g. -T checker_mode=reference")
-        if key.strip() in options:
-            raise _fail(f"-T {key.strip()} is given twice")
-        options[key.strip()] = value
-    return options
 
 
 def _limits(values: list[str]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from corral.evaluation import MAX_TOKENS as MAX_TOKENS
 from corral.evaluation import SEED_MAX
 from corral.text import printable
 
-from ._console import EXIT_BAD_INPUT, err, file_errors
+from ._console import EXIT_BAD_INPUT, err, fail, file_errors
 
 MAX_TIMEOUT = 86_400.0
 """--timeout: a day per check."""
@@ -180,6 +180,32 @@ def _number(value: float) -> str:
 
 def _shown(text: str) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def task_options(values: list[str]) -> dict[str, str]:
+    """``-T key=value`` pairs (``eval``, ``train``) as a dict of strings; the task's declaration converts and checks
+    them."""
+    options: dict[str, str] = {}
+    for pair in values:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"-T {pair!r}: write KEY=VALUE, e.g. -T checker_mode=reference")
+        if key.strip() in options:
+            raise fail(f"-T {key.strip()} is given twice")
+        options[key.strip()] = value
+    return options
+
+
+def group_values(values: list[str]) -> dict[str, list[str]]:
+    """``--where GROUP=V1,V2`` conditions (``eval``, ``train``): each group and its values."""
+    filters: dict[str, list[str]] = {}
+    for condition in values:
+        group, sep, names = condition.partition("=")
+        kept = [name.strip() for name in names.split(",") if name.strip()]
+        if not sep or not group.strip() or not kept:
+            raise fail(f"--where {condition!r}: write GROUP=VALUE[,VALUE...], e.g. enforcement=exact")
+        filters[group.strip()] = kept
+    return filters
 
 
 # ------------------------------------------------------------------------------------------------ usage errors

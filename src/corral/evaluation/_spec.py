@@ -194,21 +194,13 @@ def parse_eval_spec(data: Any, where: str = "spec") -> EvalSpec:
 
 def read_spec_file(path: Path | str) -> dict[str, Any]:
     """The mapping a spec file holds (YAML for ``.yaml``/``.yml``, else JSON), not yet validated: the command line
-    lays its flags over it first. Read as the training configs are: a regular UTF-8 file of at most 64 MiB, YAML
-    without aliases, nesting bounded, no duplicate keys."""
-    from corral.files import MAX_DOCUMENT_BYTES, read_input_text
-    from corral.schema import SampleError, parse_sample
+    lays its flags over it first. Read as the training configs are (``corral.schema.read_data_file``)."""
+    from corral.schema import read_data_file
 
-    path = Path(path)
     try:
-        text = read_input_text(path, MAX_DOCUMENT_BYTES)
+        data = read_data_file(path)
     except InputError as exc:
-        raise SpecError(f"cannot read {exc}") from None
-    form = "yaml" if path.suffix in (".yaml", ".yml") else "json"
-    try:
-        data = parse_sample(text, form, extract=False)
-    except SampleError as exc:
-        raise SpecError(f"{path}: not valid {form.upper()}: {str(exc).split(': ', 1)[-1]}") from None
+        raise SpecError(str(exc)) from None
     if not isinstance(data, dict):
         raise SpecError(f"{path}: (top level): an evaluation spec is a mapping of fields, got {type(data).__name__}")
     return data
