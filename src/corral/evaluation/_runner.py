@@ -113,9 +113,8 @@ def plan_run(spec: EvalSpec, task: Task | None = None) -> RunPlan:
     sampling = spec.sampling
     if sampling.repeat_limit is None:
         sampling = sampling.model_copy(update={"repeat_limit": default_repeat_limit(spec.decoding, backend)})
-    strategy = {key: value for key, value in spec.strategy.model_dump().items() if key != "kind"}
-    settings = {"rerank_k": strategy.get("k"), "rerank_temperature": strategy.get("temperature"),
-                "particles": strategy.get("particles")}
+    settings = spec.strategy.model_dump(exclude={"kind"})  # rerank's k and temperature, smc's particles
+    stored = {"k": "rerank_k", "temperature": "rerank_temperature", "particles": "particles"}  # RunConfig's names
     config = RunConfig(
         task=task.name, task_version=task.version, model=spec.model, backend=backend, base_url=spec.base_url,
         decoding=spec.decoding, sampling=sampling, feedback_template=task.template.refinement or task.template.feedback,
@@ -126,7 +125,7 @@ def plan_run(spec: EvalSpec, task: Task | None = None) -> RunPlan:
         selection={"filters": dict(spec.where), "limit": spec.limit,
                    "per_group": list(spec.per_group) if spec.per_group else None},
         instances=[inst.id for inst in chosen], corral_version=__version__,
-        **{key: value for key, value in settings.items() if value is not None}).with_hash()
+        **{stored[key]: value for key, value in settings.items()}).with_hash()
     return RunPlan(spec, task, chosen, config)
 
 
