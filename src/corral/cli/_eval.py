@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from corral.evaluation import MAX_ROUNDS, MAX_SAMPLES
+from corral.evaluation import MAX_ROUNDS, MAX_SAMPLES, EvalSpec
 
 from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
@@ -24,7 +24,7 @@ from ._options import MAX_INSTANCES, Bounds, OutOfBounds, group_values, int_opti
 
 def _set_help() -> str:
     """``--set``'s help: the fields the flags leave out, with the spec's own defaults (written once, there)."""
-    from corral.evaluation import EvalSpec, RerankStrategy, SamplingConfig, SmcStrategy
+    from corral.evaluation import RerankStrategy, SamplingConfig, SmcStrategy
 
     spec, rerank, smc, sampling = EvalSpec(task="-"), RerankStrategy(), SmcStrategy(), SamplingConfig()
     fields = [("strategy", "greedy|rerank|smc"), ("strategy.k", rerank.k), ("strategy.temperature", rerank.temperature),
@@ -117,7 +117,7 @@ def eval_command(
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def spec_of(params: Mapping[str, Any]) -> Any:
+def spec_of(params: Mapping[str, Any]) -> EvalSpec:
     """The run's ``EvalSpec`` from the command's parameters (click's, by name): the ``--config`` file's fields, then
     the flags that were given, then each ``--set``; one ``error:`` line naming the file (or ``options``) and the field
     path when it is not a valid spec."""
