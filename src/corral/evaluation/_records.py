@@ -29,7 +29,16 @@ from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
 from corral.models import MAX_PARTICLES, Likelihood
 from corral.verdicts import Verdict
 
-from ._spec import CLOSE_LIMIT, MAX_ROUNDS, MAX_SAMPLES, Decoding, RerankStrategy, SamplingConfig, SmcStrategy
+from ._spec import (
+    CLOSE_LIMIT,
+    MAX_CLOSE_LIMIT,
+    MAX_ROUNDS,
+    MAX_SAMPLES,
+    Decoding,
+    RerankStrategy,
+    SamplingConfig,
+    SmcStrategy,
+)
 
 CONFIG_FILE = "config.json"
 RECORDS_FILE = "records.jsonl"
@@ -56,7 +65,8 @@ class _Frozen(BaseModel):
 
 
 class RunConfig(_Frozen):
-    """What produced a run.
+    """What produced a run, as ``config.json`` stores it: made by ``plan_run`` from an ``EvalSpec``, its task and the
+    instances it selects. Its fields keep the names and defaults of the runs already stored, so that they resume.
 
     Identity fields (hashed into ``hash``) fix what a record means: task, model, decoding, sampling, templates.
     Extent fields (``samples``, ``rounds``, ``selection``) may grow when a run is resumed or extended, without
@@ -79,7 +89,7 @@ class RunConfig(_Frozen):
     rerank_k: int = RerankStrategy().k
     rerank_temperature: float = Field(RerankStrategy().temperature, gt=0, allow_inf_nan=False)
     particles: int = SmcStrategy().particles
-    close_limit: int = Field(CLOSE_LIMIT, ge=0, le=10_000)  # constrained: characters closing may add (0: never close)
+    close_limit: int = Field(CLOSE_LIMIT, ge=0, le=MAX_CLOSE_LIMIT)  # constrained: characters closing may add
     # constrained: what compiled the grammars (Corral's version, the grammar compiler's sources, the mask engine);
     # ``corral.evaluation.grammar_fingerprint``. A run is never resumed by another compiler: its outputs would mix
     grammar_fingerprint: str = ""
