@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, read_records
 from corral.models import Request, Sampling, load_model
 from corral.tasks import get_task, select
 
@@ -39,8 +39,8 @@ def main() -> None:
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
-            run, _ = evaluate(task, out=Path(tmp) / "run", filters=FILTERS,
-                              per_group=("structure", args.per_structure), loaded_model=model, cache=None)
+            spec = EvalSpec(task="collie", where=FILTERS, per_group=("structure", args.per_structure))
+            run, _ = evaluate(spec, Path(tmp) / "run", model=model)
             best_runner = min(best_runner, time.perf_counter() - started)
             runner_outputs = [r.output for r in read_records(run)]
         started = time.perf_counter()

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from corral.evaluation import SampleRecord, evaluate, read_records
+from corral.evaluation import EvalSpec, SampleRecord, evaluate, plan_run, read_records
 from corral.grammars import NotExpressible
 from corral.models import load_model
 from corral.tasks import get_task
@@ -68,10 +68,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as root:
             for name, decoding, strategy, temperature in modes:
                 started = time.perf_counter()
-                run, summary = evaluate(task, "smollm2", Path(root) / f"{decoding}-{strategy}-{temperature}",
-                                        decoding=decoding, strategy=strategy, rerank_k=args.k,
-                                        rerank_temperature=temperature, loaded_model=model, cache=None,
-                                        on_progress=lambda done, total, _, name=name: print(
+                how = {"kind": "rerank", "k": args.k, "temperature": temperature} if strategy == "rerank" else strategy
+                spec = EvalSpec(task=task.name, decoding=decoding, strategy=how)
+                run, summary = evaluate(plan_run(spec, task), Path(root) / f"{decoding}-{strategy}-{temperature}",
+                                        model=model, on_progress=lambda done, total, _, name=name: print(
                                             f"{name}: {done}/{total}", file=sys.stderr, flush=True))
                 seconds[name] = time.perf_counter() - started
                 rows.append((name, summary))

@@ -16,9 +16,8 @@ from corral.cli import app
 from corral.models import ScriptedModel
 
 runner = CliRunner()
-SHARED = {"model", "base_url", "where", "limit", "samples", "rounds", "decoding", "temperature", "top_p", "max_tokens",
-          "seed", "repeat_limit", "output", "no_cache", "report", "task_option", "strategy", "rerank_k",
-          "rerank_temperature", "particles", "close_limit"}
+SHARED = {"config", "task_option", "model", "where", "limit", "samples", "rounds", "decoding", "settings", "output",
+          "no_cache", "report"}  # the rest of a run's spec: --config FILE or --set KEY=VALUE
 
 
 def _one_line_error(result) -> str:
@@ -44,7 +43,7 @@ def scripted(monkeypatch):
 def test_eval_has_only_the_options_every_task_shares():
     command = typer.main.get_command(app).commands["eval"]  # type: ignore[attr-defined]
     options = [param for param in command.params if isinstance(param, TyperOption) and param.name != "help"]
-    assert {option.name for option in options} == SHARED and len(options) == 21
+    assert {option.name for option in options} == SHARED and len(options) == 12
     flags = {flag for option in options for flag in option.opts}
     assert {"-T", "--task-option", "--limit", "--where"} <= flags
     assert not flags & {"--constrained", "--extract", "--structures", "--per-structure", "--checker-mode", "--shots"}

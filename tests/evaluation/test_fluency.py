@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from corral.evaluation import evaluate, plan_config, read_records, write_report
+from corral.evaluation import EvalSpec, RunPlan, evaluate, plan_run, read_records, write_report
 from corral.evaluation._records import LIKELIHOODS_FILE, RunError
 from corral.evaluation._rerank import RERANK_SEED_STRIDE, choose
 from corral.grammars import Grammar
@@ -38,6 +39,11 @@ class Counting(ScriptedModel):
         return super().score(requests, texts)
 
 
+def _plan(task: Task, **fields: Any) -> RunPlan:
+    """The run ``fields`` describe on ``task``, a task made here (not registered)."""
+    return plan_run(EvalSpec(task=task.name, **fields), task)
+
+
 def _task(passing: str = "") -> Task:
     """Two instances with a budget of 3 tokens and a grammar (the scripted model does not enforce it); an answer
     passes when it contains ``passing``."""
@@ -59,8 +65,8 @@ def _by_candidate(request: Request, i: int) -> str:
 
 def test_rerank_keeps_the_most_likely_complete_candidate(tmp_path: Path) -> None:
     model = ScriptedModel(_by_candidate, scores=_likelihood)
-    run, summary = evaluate(_task(), "scripted:s", tmp_path / "run", decoding="constrained", strategy="rerank",
-                            rerank_k=4, samples=2, loaded_model=model)
+    run, summary = evaluate(_plan(_task(), model="scripted:s", decoding="constrained", samples=2,
+                                  strategy={"kind": "rerank", "k": 4}), tmp_path / "run", model=model)
     records = read_records(run)
     assert len(records) == 4 and len(model.requests) == 16
     assert all(r.grammar is not None and r.sampling.n == 1 for r in model.requests)
@@ -105,22 +111,23 @@ def test_choose_prefers_a_candidate_without_a_loop() -> None:
 
 def test_rerank_needs_a_model_that_scores(tmp_path: Path) -> None:
     with pytest.raises(RunError, match="needs a model that scores texts"):
-        evaluate(_task(), "scripted:s", tmp_path / "run", decoding="constrained", strategy="rerank",
-                 loaded_model=ScriptedModel(_by_candidate))
+        evaluate(_plan(_task(), model="scripted:s", decoding="constrained", strategy="rerank"), tmp_path / "run",
+                 model=ScriptedModel(_by_candidate))
 
 
 def test_rerank_is_for_constrained_runs_and_changes_the_run_identity() -> None:
     task = _task()
-    greedy = plan_config(task, "scripted:s", decoding="constrained")
-    rerank = plan_config(task, "scripted:s", decoding="constrained", strategy="rerank")
+    greedy = _plan(task, model="scripted:s", decoding="constrained").config
+    rerank = _plan(task, model="scripted:s", decoding="constrained", strategy="rerank").config
     assert "strategy" not in greedy.identity()  # runs made before strategies keep their hash
     assert rerank.hash != greedy.hash
     assert rerank.identity()["rerank_k"] == 4 and rerank.identity()["rerank_temperature"] == 0.7
-    assert plan_config(task, "scripted:s", decoding="constrained", strategy="rerank", rerank_k=2).hash != rerank.hash
+    two = _plan(task, model="scripted:s", decoding="constrained", strategy={"kind": "rerank", "k": 2}).config
+    assert two.hash != rerank.hash
     with pytest.raises(ValueError, match="use it with decoding 'constrained'"):
-        plan_config(task, "scripted:s", decoding="free", strategy="rerank")
-    with pytest.raises(ValueError, match="rerank_k must be >= 1"):
-        plan_config(task, "scripted:s", decoding="constrained", strategy="rerank", rerank_k=0)
+        _plan(task, model="scripted:s", decoding="free", strategy="rerank")
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        _plan(task, model="scripted:s", decoding="constrained", strategy={"kind": "rerank", "k": 0})
 
 
 # ----------------------------------------------------------------------------------------------- final scores
@@ -131,16 +138,16 @@ def _replies(request: Request, i: int) -> str:  # a wrong answer first, then "fi
 
 def test_final_outputs_are_scored_once_and_a_resumed_run_keeps_their_scores(tmp_path: Path) -> None:
     task, model = _task(passing="fixed"), Counting(_replies)
-    run, summary = evaluate(task, "scripted:s", tmp_path / "run", loaded_model=model)
+    run, summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), tmp_path / "run", model=model)
     assert model.scored == ["no good", "no good"]
     assert len((run / LIKELIHOODS_FILE).read_text().splitlines()) == 2
     assert all(r.likelihood == _likelihood(None, "no good") for r in read_records(run))
     assert summary["fluency"]["nll_per_token"] == pytest.approx(3.0) and summary["fluency"]["scored"] == 2
 
-    evaluate(task, "scripted:s", run, loaded_model=model)
+    evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), run, model=model)
     assert model.scored == ["no good", "no good"]  # nothing new to score
 
-    _, extended = evaluate(task, "scripted:s", run, rounds=1, loaded_model=model)
+    _, extended = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", rounds=1), task), run, model=model)
     assert model.scored[2:] == ["fixed it", "fixed it"]  # only the new final outputs
     assert extended["fluency"]["nll_per_token"] == pytest.approx(2.0)  # the final answers are round 1's
     by_key = {r.key: r for r in read_records(run)}
@@ -149,26 +156,26 @@ def test_final_outputs_are_scored_once_and_a_resumed_run_keeps_their_scores(tmp_
 
 def test_a_torn_likelihood_line_is_dropped_and_scored_again(tmp_path: Path) -> None:
     task, model = _task(), Counting(_replies)
-    run, _ = evaluate(task, "scripted:s", tmp_path / "run", loaded_model=model)
+    run, _ = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), tmp_path / "run", model=model)
     path = run / LIKELIHOODS_FILE
     whole, torn = path.read_text().splitlines()
     path.write_text(whole + "\n" + torn[: len(torn) // 2])  # killed while writing the second line
     assert sum(r.likelihood is not None for r in read_records(run)) == 1
-    _, summary = evaluate(task, "scripted:s", run, loaded_model=model)
+    _, summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), run, model=model)
     assert len(model.scored) == 3 and summary["fluency"]["scored"] == 2
     assert len(path.read_text().splitlines()) == 2
 
 
 def test_a_likelihood_never_lends_itself_to_another_output(tmp_path: Path) -> None:
     task, model = _task(), Counting(_replies)
-    run, _ = evaluate(task, "scripted:s", tmp_path / "run", loaded_model=model)
+    run, _ = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), tmp_path / "run", model=model)
     records = (run / "records.jsonl").read_text().replace('"output": "no good"', '"output": "other"', 1)
     (run / "records.jsonl").write_text(records)
     assert [r.likelihood is None for r in read_records(run)] == [True, False]
 
 
 def test_a_model_that_cannot_score_leaves_the_figure_empty(tmp_path: Path) -> None:
-    run, summary = evaluate(_task(), "scripted:s", tmp_path / "run", loaded_model=ScriptedModel(_replies))
+    run, summary = evaluate(_plan(_task(), model="scripted:s"), tmp_path / "run", model=ScriptedModel(_replies))
     assert not (run / LIKELIHOODS_FILE).exists()
     assert summary["fluency"]["nll_per_token"] is None and summary["fluency"]["words"] == 4
 
@@ -176,10 +183,10 @@ def test_a_model_that_cannot_score_leaves_the_figure_empty(tmp_path: Path) -> No
 # ----------------------------------------------------------------------------------------------- the report
 
 def test_the_report_has_a_fluency_table_with_a_row_per_run(tmp_path: Path) -> None:
-    scored, _ = evaluate(_task(), "scripted:s", tmp_path / "free", loaded_model=Counting(_replies))
-    reranked, _ = evaluate(_task(), "scripted:s", tmp_path / "rerank", decoding="constrained", strategy="rerank",
-                           loaded_model=ScriptedModel(_by_candidate, scores=_likelihood))
-    unscored, _ = evaluate(_task(), "scripted:t", tmp_path / "unscored", loaded_model=ScriptedModel(
+    scored, _ = evaluate(_plan(_task(), model="scripted:s"), tmp_path / "free", model=Counting(_replies))
+    reranked, _ = evaluate(_plan(_task(), model="scripted:s", decoding="constrained", strategy="rerank"),
+                           tmp_path / "rerank", model=ScriptedModel(_by_candidate, scores=_likelihood))
+    unscored, _ = evaluate(_plan(_task(), model="scripted:t"), tmp_path / "unscored", model=ScriptedModel(
         ["mybest mybest mybest", "the cat"]))
     lines = write_report([scored, reranked, unscored], tmp_path / "out").read_text().splitlines()
     table = lines[lines.index("## Fluency") + 4:]
@@ -211,9 +218,10 @@ def test_rerank_on_the_bundled_model_stays_valid_and_keeps_the_likeliest_candida
     small = dataclasses.replace(task, instances=lambda: chosen)
     model = load_model("smollm2")
     try:
-        greedy, greedy_summary = evaluate(small, out=tmp_path / "greedy", decoding="constrained", loaded_model=model)
-        run, summary = evaluate(small, out=tmp_path / "rerank", decoding="constrained", strategy="rerank",
-                                rerank_k=3, loaded_model=model)
+        greedy, greedy_summary = evaluate(plan_run(EvalSpec(task=small.name, decoding="constrained"), small),
+                                          tmp_path / "greedy", model=model)
+        rerank = EvalSpec(task=small.name, decoding="constrained", strategy={"kind": "rerank", "k": 3})
+        run, summary = evaluate(plan_run(rerank, small), tmp_path / "rerank", model=model)
     finally:
         model.close()
     for record in read_records(run):

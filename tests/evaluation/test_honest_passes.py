@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from corral.evaluation import RunError, evaluate, plan_config, read_records, summarize
+from corral.evaluation import EvalSpec, RunError, RunPlan, evaluate, plan_run, read_records, summarize
 from corral.evaluation._fingerprint import grammar_fingerprint
 from corral.models import ScriptedModel
+from corral.tasks import Task
+
+
+def _plan(task: Task, **fields: Any) -> RunPlan:
+    """The run ``fields`` describe on ``task``, a task made here (not registered)."""
+    return plan_run(EvalSpec(task=task.name, **fields), task)
 
 
 def _brackets_task(budget: int = 3):
@@ -29,8 +36,8 @@ def _brackets_task(budget: int = 3):
 
 def test_a_closed_pass_is_not_the_models_pass(tmp_path: Path) -> None:
     """The scripted model's tokens are words: "( ( ( x ) ) )" is cut after three; closing adds "x)))"."""
-    run, summary = evaluate(_brackets_task(), "scripted:s", tmp_path / "run", decoding="constrained",
-                            loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    run, summary = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained"), tmp_path / "run",
+                            model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     by_id = {record.instance: record for record in read_records(run)}
     cut, whole = by_id["a"], by_id["b"]
     assert cut.closed and cut.passed and not cut.passed_as_written
@@ -45,20 +52,20 @@ def test_a_closed_pass_is_not_the_models_pass(tmp_path: Path) -> None:
 
 
 def test_closing_longer_than_the_limit_leaves_the_output_cut_off_and_failed(tmp_path: Path) -> None:
-    run, summary = evaluate(_brackets_task(), "scripted:s", tmp_path / "run", decoding="constrained",
-                            close_limit=3, loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    run, summary = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained", close_limit=3),
+                            tmp_path / "run", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     cut = {record.instance: record for record in read_records(run)}["a"]
     assert cut.finish_reason == "length" and cut.appended == "" and not cut.passed and cut.written_passed is None
     assert summary["counts"]["closed"] == 0 and summary["success_with_closing"]["value"] == 0.5
-    never, _ = evaluate(_brackets_task(), "scripted:s", tmp_path / "never", decoding="constrained", close_limit=0,
-                        loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    never, _ = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained", close_limit=0),
+                        tmp_path / "never", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     assert not any(record.appended for record in read_records(never))
 
 
 def test_a_truncated_free_output_that_passes_is_not_passed_as_written(tmp_path: Path) -> None:
     """"x y" cut after "x": the checker passes "x", but the model never finished."""
-    run, summary = evaluate(_brackets_task(budget=1), "scripted:s", tmp_path / "run", decoding="free",
-                            loaded_model=ScriptedModel(["x y", "x"]))
+    run, summary = evaluate(_plan(_brackets_task(budget=1), model="scripted:s", decoding="free"), tmp_path / "run",
+                            model=ScriptedModel(["x y", "x"]))
     cut = {record.instance: record for record in read_records(run)}["a"]
     assert cut.passed and cut.truncated and not cut.passed_as_written
     assert summary["success"]["value"] == 0.5 and summary["success_with_closing"]["value"] == 1.0
@@ -66,8 +73,8 @@ def test_a_truncated_free_output_that_passes_is_not_passed_as_written(tmp_path: 
 
 def test_feedback_rounds_count_as_written_passes(tmp_path: Path) -> None:
     """A closed pass ends its chain (the checker passed it), but the sample is not solved as written."""
-    run, summary = evaluate(_brackets_task(), "scripted:s", tmp_path / "run", decoding="constrained", rounds=2,
-                            loaded_model=ScriptedModel(["( ( ( x ) ) )", "x"]))
+    run, summary = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained", rounds=2),
+                            tmp_path / "run", model=ScriptedModel(["( ( ( x ) ) )", "x"]))
     assert len(read_records(run)) == 2
     assert summary["final_success"]["value"] == 0.5
     assert summary["final_success_with_closing"]["value"] == 1.0
@@ -75,27 +82,27 @@ def test_feedback_rounds_count_as_written_passes(tmp_path: Path) -> None:
 
 def test_a_constrained_run_names_its_grammar_compiler(tmp_path: Path) -> None:
     task = _brackets_task()
-    constrained = plan_config(task, "scripted:s", decoding="constrained")
-    free = plan_config(task, "scripted:s", decoding="free")
+    constrained = _plan(task, model="scripted:s", decoding="constrained").config
+    free = _plan(task, model="scripted:s", decoding="free").config
     assert constrained.grammar_fingerprint == grammar_fingerprint(__name__) != ""
     assert "grammar_fingerprint" in constrained.identity() and "close_limit" in constrained.identity()
     assert free.grammar_fingerprint == "" and "grammar_fingerprint" not in free.identity()
     other = constrained.model_copy(update={"grammar_fingerprint": "0" * 16}).with_hash()
     assert other.hash != constrained.hash
-    assert plan_config(task, "scripted:s", decoding="constrained", close_limit=5).hash != constrained.hash
+    assert _plan(task, model="scripted:s", decoding="constrained", close_limit=5).config.hash != constrained.hash
 
 
 def test_resuming_a_run_made_by_another_grammar_compiler_is_refused(tmp_path: Path) -> None:
-    run, _ = evaluate(_brackets_task(), "scripted:s", tmp_path / "run", decoding="constrained",
-                      loaded_model=ScriptedModel(["( x )", "x"]))
+    run, _ = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained"), tmp_path / "run",
+                      model=ScriptedModel(["( x )", "x"]))
     config_file = run / "config.json"
     config = json.loads(config_file.read_text())
     config["grammar_fingerprint"] = "0123456789abcdef"  # as an older Corral would have written it
     config_file.write_text(json.dumps(config))
     before = (run / "records.jsonl").read_bytes()
     with pytest.raises(RunError, match=r"compiled by another Corral.*0123456789abcdef"):
-        evaluate(_brackets_task(), "scripted:s", run, decoding="constrained", samples=2,
-                 loaded_model=ScriptedModel(["( x )", "x"]))
+        evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained", samples=2), run,
+                 model=ScriptedModel(["( x )", "x"]))
     assert (run / "records.jsonl").read_bytes() == before  # nothing was mixed in
 
 
@@ -127,16 +134,16 @@ def test_the_cache_key_of_a_constrained_request_names_the_compiler() -> None:
     from corral.evaluation._runner import _model_id
 
     task = _brackets_task()
-    constrained = plan_config(task, "openai:m", decoding="constrained", base_url="http://127.0.0.1:1/v1")
-    free = plan_config(task, "openai:m", decoding="free", base_url="http://127.0.0.1:1/v1")
+    constrained = _plan(task, model="openai:m", decoding="constrained", base_url="http://127.0.0.1:1/v1").config
+    free = _plan(task, model="openai:m", decoding="free", base_url="http://127.0.0.1:1/v1").config
     assert constrained.grammar_fingerprint in _model_id(constrained)
     assert _model_id(free) == "openai:m@http://127.0.0.1:1/v1"
 
 
 def test_summaries_of_records_written_before_closing_was_bounded_still_read(tmp_path: Path) -> None:
     """Old records have no ``written_passed``: their closed passes still count apart."""
-    run, _ = evaluate(_brackets_task(), "scripted:s", tmp_path / "run", decoding="constrained",
-                      loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    run, _ = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained"), tmp_path / "run",
+                      model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     from corral.evaluation import read_config
 
     lines = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]

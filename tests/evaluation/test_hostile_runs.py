@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.evaluation import RunError, evaluate, read_records
+from corral.evaluation import EvalSpec, RunError, evaluate, plan_run, read_records
 from corral.evaluation._lock import LOCK_FILE, run_lock
 from corral.jsonl import atomic_write, dumps
 from corral.models import Completion, ScriptedModel
@@ -29,13 +29,14 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_run(tmp_path: Path
     try:
         assert holder.stdout.readline().strip() == b"held"
         with pytest.raises(RunError, match=rf"being written by pid {holder.pid} on"):
-            evaluate("collie", "scripted:s", run, filters=WORDS, limit=1, loaded_model=ScriptedModel(["x"]))
+            evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), run, model=ScriptedModel(["x"]))
     finally:
         holder.kill()
         holder.wait()
     # the holder died without cleaning up: its lock is stale and taken over
     assert (run / LOCK_FILE).exists()
-    _, summary = evaluate("collie", "scripted:s", run, filters=WORDS, limit=1, loaded_model=ScriptedModel(["x"]))
+    _, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), run,
+                          model=ScriptedModel(["x"]))
     assert summary["complete"] and len(read_records(run)) == 1
 
 
@@ -51,13 +52,13 @@ def test_a_lone_surrogate_from_a_model_is_replaced_flagged_and_never_poisons_a_r
 
     cache = ResponseCache(tmp_path / "cache.sqlite3")
     model = ScriptedModel(["bad \ud800 output"])
-    run, _ = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, limit=1, loaded_model=model,
-                            cache=cache)
+    run, _ = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), tmp_path / "run", model=model,
+                      cache=cache)
     record = read_records(run)[0]
     assert record.output == "bad \ufffd output" and record.replaced == 1
     (run / "records.jsonl").unlink()  # a rerun reads the cached output: clean
-    _, again = evaluate("collie", "scripted:s", run, filters=WORDS, limit=1, loaded_model=ScriptedModel([]),
-                        cache=cache)
+    _, again = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), run,
+                        model=ScriptedModel([]), cache=cache)
     assert again["complete"] and read_records(run)[0].output == "bad \ufffd output"
 
 
@@ -70,8 +71,8 @@ def test_a_config_cannot_ask_for_a_billion_samples(tmp_path: Path) -> None:
                                                  "backend": "scripted", "samples": 10**9}))
     with pytest.raises(RunError, match="samples"):
         read_config(run)
-    with pytest.raises(ValueError, match=r"samples must be in 1\.\.10,000"):
-        evaluate("collie", "scripted:s", tmp_path / "other", samples=10**9, loaded_model=ScriptedModel([]))
+    with pytest.raises(ValueError, match=r"samples\n  Input should be less than or equal to 10000"):
+        EvalSpec(task="collie", model="scripted:s", samples=10**9)  # refused before a run directory is made
 
 
 def test_the_checker_failing_on_one_output_fails_that_sample_only(tmp_path: Path) -> None:
@@ -87,7 +88,8 @@ def test_the_checker_failing_on_one_output_fails_that_sample_only(tmp_path: Path
     task = Task(name="t", version="1", instances=lambda: iter([TaskInstance(id="a", prompt="p", target=None),
                                                                 TaskInstance(id="b", prompt="p", target=None)]),
                 check=check, grammar=lambda instance: None)
-    run, summary = evaluate(task, "scripted:s", tmp_path / "run", loaded_model=ScriptedModel(["boom", "fine"]))
+    run, summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), tmp_path / "run",
+                            model=ScriptedModel(["boom", "fine"]))
     records = {r.instance: r for r in read_records(run)}
     assert not records["a"].passed and "checker bug" in records["a"].violations[0]["message"]
     assert records["b"].passed and summary["complete"]
@@ -128,14 +130,14 @@ def test_a_served_model_answering_with_a_lone_surrogate_never_breaks_a_run(tmp_p
     options = {"backoff_base": 0.01, "backoff_max": 0.05}
     with ScriptedServer([completion_reply("one \ud800 two")]) as server:
         cache = ResponseCache(tmp_path / "cache.sqlite3")
-        run, summary = evaluate("collie", "openai:m", tmp_path / "run", filters=WORDS, limit=1, base_url=server.url,
-                                model_options=options, cache=cache)
+        run, summary = evaluate(EvalSpec(task="collie", model="openai:m", where=WORDS, limit=1, base_url=server.url,
+                                         model_options=options), tmp_path / "run", cache=cache)
         assert summary["complete"] and server.hits == 1
         record = read_records(run)[0]
         assert record.output == "one \ufffd two" and record.replaced == 1
-        again, summary = evaluate("collie", "openai:m", tmp_path / "again", filters=WORDS, limit=1,
-                                  base_url=server.url, model_options=options, cache=cache)
+        again, summary = evaluate(EvalSpec(task="collie", model="openai:m", where=WORDS, limit=1, base_url=server.url,
+                                           model_options=options), tmp_path / "again", cache=cache)
         assert summary["complete"] and server.hits == 1 and read_records(again)[0].cached
-        fresh, summary = evaluate("collie", "openai:m", tmp_path / "fresh", filters=WORDS, limit=1,
-                                  base_url=server.url, model_options=options, cache=None)
+        fresh, summary = evaluate(EvalSpec(task="collie", model="openai:m", where=WORDS, limit=1, base_url=server.url,
+                                           model_options=options), tmp_path / "fresh")
         assert summary["complete"] and server.hits == 2 and read_records(fresh)[0].output == "one \ufffd two"

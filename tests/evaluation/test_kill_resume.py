@@ -19,7 +19,8 @@ pytestmark = pytest.mark.model
 # 8 first attempts and their retries, short outputs (40 tokens: many are cut off, which is fine here): three runs
 # of the real model in about a minute
 ARGS = ["eval", "collie", "--where", "structure=word01,sent01", "--limit", "structure=2", "--samples", "2",
-        "--rounds", "1", "--temperature", "0.8", "--seed", "3", "--max-tokens", "40", "--no-cache", "--no-report"]
+        "--rounds", "1", "--set", "sampling.temperature=0.8", "--set", "sampling.seed=3",
+        "--set", "sampling.max_tokens=40", "--no-cache", "--no-report"]
 
 
 def _corral(out: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:

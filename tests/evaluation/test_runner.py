@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.evaluation import ResponseCache, RunError, SamplingConfig, evaluate, read_records
+from corral.evaluation import EvalSpec, ResponseCache, RunError, SamplingConfig, evaluate, plan_run, read_records
 from corral.grammars import NotExpressible
 from corral.models import load_model
 from corral.tasks import get_task
@@ -49,16 +49,16 @@ def _keys(run: Path) -> list[tuple[str, int, int]]:
 
 
 def test_rerun_resumes_and_extends_without_redoing_work(tmp_path, counting):
-    run, summary = evaluate("collie", out=tmp_path / "run", filters=WORDS, per_group=("structure", 2),
-                            loaded_model=counting)
+    run, summary = evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2)), tmp_path / "run",
+                            model=counting)
     assert counting.requests == 4 and len(_keys(run)) == 4 and summary["complete"]
     first = read_records(run)
 
-    evaluate("collie", out=run, filters=WORDS, per_group=("structure", 2), loaded_model=counting)
+    evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2)), run, model=counting)
     assert counting.requests == 4  # nothing left to do
 
-    _, extended = evaluate("collie", out=run, filters=WORDS, per_group=("structure", 2), samples=2, rounds=1,
-                           loaded_model=counting)
+    _, extended = evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2), samples=2, rounds=1), run,
+                           model=counting)
     keys = _keys(run)
     assert len(keys) == len(set(keys))
     assert read_records(run)[:4] == first  # old records untouched
@@ -70,43 +70,43 @@ def test_rerun_resumes_and_extends_without_redoing_work(tmp_path, counting):
 
 
 def test_a_run_dir_from_another_config_is_refused(tmp_path, counting):
-    run, _ = evaluate("collie", out=tmp_path / "run", filters=WORDS, limit=1, loaded_model=counting)
+    run, _ = evaluate(EvalSpec(task="collie", where=WORDS, limit=1), tmp_path / "run", model=counting)
     with pytest.raises(RunError, match=r"another config.*sampling"):
-        evaluate("collie", out=run, filters=WORDS, limit=1, sampling=SamplingConfig(temperature=0.7),
-                 loaded_model=counting)
+        evaluate(EvalSpec(task="collie", where=WORDS, limit=1, sampling=SamplingConfig(temperature=0.7)), run,
+                 model=counting)
     with pytest.raises(RunError, match=r"another config.*decoding"):
-        evaluate("collie", out=run, filters=WORDS, limit=1, decoding="constrained", loaded_model=counting)
+        evaluate(EvalSpec(task="collie", where=WORDS, limit=1, decoding="constrained"), run, model=counting)
 
 
 def test_bad_out_directories(tmp_path, counting):
     afile = tmp_path / "file.txt"
     afile.write_text("x")
     with pytest.raises(RunError, match="is a file"):
-        evaluate("collie", out=afile, filters=WORDS, limit=1, loaded_model=counting)
+        evaluate(EvalSpec(task="collie", where=WORDS, limit=1), afile, model=counting)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("mine")
     with pytest.raises(RunError, match="not empty and is not a run directory"):
-        evaluate("collie", out=tmp_path / "full", filters=WORDS, limit=1, loaded_model=counting)
+        evaluate(EvalSpec(task="collie", where=WORDS, limit=1), tmp_path / "full", model=counting)
     assert counting.requests == 0
 
 
 def test_a_torn_last_line_is_redone_once(tmp_path, counting):
-    run, _ = evaluate("collie", out=tmp_path / "run", filters=WORDS, per_group=("structure", 1),
-                      loaded_model=counting)
+    run, _ = evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 1)), tmp_path / "run",
+                      model=counting)
     lines = (run / "records.jsonl").read_text().splitlines(keepends=True)
     (run / "records.jsonl").write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # killed mid-write
-    evaluate("collie", out=run, filters=WORDS, per_group=("structure", 1), loaded_model=counting)
+    evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 1)), run, model=counting)
     assert counting.requests == 3 and sorted(_keys(run)) == sorted({k for k in _keys(run)})
     assert len(_keys(run)) == 2
 
 
 def test_the_response_cache_is_shared_across_runs(tmp_path, counting):
     cache = ResponseCache(tmp_path / "cache.sqlite3")
-    first, _ = evaluate("collie", out=tmp_path / "a", filters=WORDS, per_group=("structure", 2),
-                        loaded_model=counting, cache=cache)
+    first, _ = evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2)), tmp_path / "a",
+                        model=counting, cache=cache)
     assert counting.requests == 4
-    second, _ = evaluate("collie", out=tmp_path / "b", filters=WORDS, per_group=("structure", 2),
-                         loaded_model=counting, cache=cache)
+    second, _ = evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2)), tmp_path / "b",
+                         model=counting, cache=cache)
     assert counting.requests == 4 and cache.hits == 4
     again = read_records(second)
     assert all(r.cached for r in again)
@@ -115,8 +115,8 @@ def test_the_response_cache_is_shared_across_runs(tmp_path, counting):
 
 def test_feedback_rounds_send_the_checkers_feedback_back(tmp_path, counting):
     seen = []
-    run, summary = evaluate("collie", out=tmp_path / "run", filters={"structure": ["sent01", "word01"]},
-                            per_group=("structure", 2), rounds=2, loaded_model=counting,
+    spec = EvalSpec(task="collie", where={"structure": ["sent01", "word01"]}, per_group=("structure", 2), rounds=2)
+    run, summary = evaluate(spec, tmp_path / "run", model=counting,
                             on_progress=lambda done, total, passed: seen.append((done, total)))
     records = {r.key: r for r in read_records(run)}
     assert seen[0] == (0, 4 * 3) and seen[-1] == (len(records), len(records))  # the total shrinks on each pass
@@ -151,8 +151,8 @@ def test_constrained_runs_pass_and_inexpressible_instances_fall_back_recorded(tm
     expressible = [i for i in task.instances() if i.groups["structure"] == "word01"][:2]
     small = dataclasses.replace(task, instances=lambda: [*expressible, inexpressible[0]])
     # 64 tokens: a word01 answer fits; the passage that falls back to free decoding need not run to 1,200
-    run, summary = evaluate(small, out=tmp_path / "run", decoding="constrained", loaded_model=counting,
-                            sampling=SamplingConfig(max_tokens=64))
+    spec = EvalSpec(task=small.name, decoding="constrained", sampling=SamplingConfig(max_tokens=64))
+    run, summary = evaluate(plan_run(spec, small), tmp_path / "run", model=counting)
     records = {r.instance: r for r in read_records(run)}
     assert all(records[i.id].passed and records[i.id].decoding == "constrained" for i in expressible)
     fallback = records[inexpressible[0].id]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.models import ScriptedModel
 
 WORDS = {"structure": ["word01", "word02"]}
@@ -17,13 +17,13 @@ def _replies(request, i: int) -> str:  # a wrong answer first, then "fixed" afte
 
 def test_resume_extend_and_rounds_without_redoing_work(tmp_path: Path) -> None:
     model = ScriptedModel(_replies)
-    run, summary = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, per_group=("structure", 2),
-                            loaded_model=model)
+    run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)),
+                            tmp_path / "run", model=model)
     assert len(model.requests) == 4 and summary["complete"] and summary["success"]["value"] == 0.0
-    evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2), loaded_model=model)
+    evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)), run, model=model)
     assert len(model.requests) == 4  # nothing left to do
-    _, extended = evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2), samples=2,
-                           rounds=1, loaded_model=model)
+    _, extended = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2),
+                                    samples=2, rounds=1), run, model=model)
     # 4 new first attempts (sample 1), then a feedback round for each of the 8 failed samples
     assert len(model.requests) == 4 + 4 + 8
     feedback_turns = [r for r in model.requests if len(r.messages) == 3]
@@ -33,20 +33,20 @@ def test_resume_extend_and_rounds_without_redoing_work(tmp_path: Path) -> None:
 
 
 def test_a_run_records_where_it_was_computed(tmp_path: Path) -> None:
-    run, summary = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, limit=1,
-                            loaded_model=ScriptedModel(["x"]))
+    run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), tmp_path / "run",
+                            model=ScriptedModel(["x"]))
     assert json.loads((run / "runtime.json").read_text()) == ["scripted outputs (no model)"]
     assert summary["runtimes"] == ["scripted outputs (no model)"]
 
 
 def test_a_script_that_runs_out_leaves_the_run_incomplete_and_a_rerun_finishes_it(tmp_path: Path) -> None:
-    run, summary = evaluate("collie", "scripted:s", tmp_path / "run", filters=WORDS, per_group=("structure", 2),
-                            loaded_model=ScriptedModel(["a", "b"]))
+    run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)),
+                            tmp_path / "run", model=ScriptedModel(["a", "b"]))
     assert not summary["complete"] and len(read_records(run)) == 2
     errors = (run / "errors.jsonl").read_text().splitlines()
     assert len(errors) == 2 and "no output left" in errors[0]
-    _, again = evaluate("collie", "scripted:s", run, filters=WORDS, per_group=("structure", 2),
-                        loaded_model=ScriptedModel(["c", "d"]))
+    _, again = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)), run,
+                        model=ScriptedModel(["c", "d"]))
     assert again["complete"] and len(read_records(run)) == 4
 
 
@@ -68,16 +68,16 @@ def _brackets_task():
 def test_a_constrained_output_cut_at_its_budget_is_closed_and_says_so(tmp_path: Path) -> None:
     """The scripted model's tokens are words, so "( ( ( x ) ) )" is cut after three of them."""
     task = _brackets_task()
-    run, summary = evaluate(task, "scripted:s", tmp_path / "run", decoding="constrained",
-                            loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    run, summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", decoding="constrained"), task),
+                            tmp_path / "run", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     by_id = {record.instance: record for record in read_records(run)}
     cut, whole = by_id["a"], by_id["b"]
     assert cut.finish_reason == "length" and cut.appended == "x)))" and cut.output == "( ( (x)))"
     assert cut.passed
     assert whole.finish_reason == "stop" and whole.appended == "" and whole.passed
     assert summary["counts"]["truncated"] == 1 and summary["counts"]["closed"] == 1
-    free, free_summary = evaluate(task, "scripted:s", tmp_path / "free", decoding="free",
-                                  loaded_model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
+    free, free_summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", decoding="free"), task),
+                                  tmp_path / "free", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     assert free_summary["counts"]["closed"] == 0  # free decoding has no grammar to close with
     assert not {r.instance: r for r in read_records(free)}["a"].passed
 
@@ -88,8 +88,8 @@ def test_chains_run_a_batch_at_a_time_to_their_last_round(tmp_path: Path) -> Non
     orders = {}
     for size in (1, 2):
         model = ScriptedModel(_replies)
-        run, summary = evaluate("collie", "scripted:s", tmp_path / f"run{size}", filters=WORDS,
-                                per_group=("structure", 1), rounds=2, loaded_model=model, batch_size=size)
+        run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 1),
+                                         rounds=2, batch_size=size), tmp_path / f"run{size}", model=model)
         assert summary["complete"] and len(model.requests) == 6
         first_turns = [r.messages[0]["content"] for r in model.requests]
         orders[size] = [(first_turns.index(turn), (len(r.messages) - 1) // 2)

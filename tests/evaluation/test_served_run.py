@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from corral.evaluation import SamplingConfig, evaluate, read_records
+from corral.evaluation import EvalSpec, SamplingConfig, evaluate, read_records
 from corral.models import load_model
 
 from .._sizes import sized
@@ -37,15 +37,13 @@ def server(tmp_path_factory):
 def test_served_greedy_run_matches_the_local_run(tmp_path, server):
     local_model = load_model("smollm2", n_threads=1)
     try:
-        local, _ = evaluate("collie", out=tmp_path / "local", filters=SELECTION,
-                            per_group=("structure", PER_STRUCTURE), rounds=1, sampling=SAMPLING,
-                            loaded_model=local_model)
+        local, _ = evaluate(EvalSpec(task="collie", where=SELECTION, per_group=("structure", PER_STRUCTURE), rounds=1,
+                                     sampling=SAMPLING), tmp_path / "local", model=local_model)
     finally:
         local_model.close()
-    served, summary = evaluate("collie", "openai:smollm2", out=tmp_path / "served", filters=SELECTION,
-                               per_group=("structure", PER_STRUCTURE), rounds=1, sampling=SAMPLING,
-                               base_url=server.url,
-                               model_options=PLAIN_GREEDY)
+    served, summary = evaluate(EvalSpec(task="collie", model="openai:smollm2", where=SELECTION,
+                                        per_group=("structure", PER_STRUCTURE), rounds=1, sampling=SAMPLING,
+                                        base_url=server.url, model_options=PLAIN_GREEDY), tmp_path / "served")
     assert summary["complete"]
     mine = {r.key: r for r in read_records(local)}
     theirs = {r.key: r for r in read_records(served)}

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corral.evaluation import evaluate, read_config, read_records, rejudge
+from corral.evaluation import EvalSpec, evaluate, plan_run, read_config, read_records, rejudge
 from corral.models import ScriptedModel
 from corral.tasks import get_task
 
 
 def test_a_formatbench_run_is_judged_again_from_its_recorded_options(tmp_path: Path) -> None:
     task = get_task("formatbench", checker_mode="reference", shots="0", extract="first_line")
-    run, _ = evaluate(task, "scripted:s", tmp_path / "run", filters={"task": ["ftime"]}, limit=2,
-                      loaded_model=ScriptedModel(lambda request, i: "x\ny"))
+    run, _ = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", where={"task": ["ftime"]}, limit=2), task),
+                      tmp_path / "run", model=ScriptedModel(lambda request, i: "x\ny"))
     config = read_config(run)
     assert config.task_options["checker_mode"] == "reference" and config.task_options["shots"] == 0
     assert "bleu" in config.task_options and config.extract == "first_line"

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corral.evaluation import evaluate, read_records, write_report
+from corral.evaluation import EvalSpec, evaluate, read_records, write_report
 from corral.models import ScriptedModel
 from corral.verdicts import Verdict
 
 
 def test_formatbench_records_carry_full_violations_and_the_report_ranks_rules(tmp_path: Path) -> None:
-    run, summary = evaluate("formatbench", "scripted:s", tmp_path / "run", filters={"task": ["mcq", "ner"]},
-                            per_group=("task", 2), loaded_model=ScriptedModel(lambda request, i: "E) maybe"))
+    run, summary = evaluate(EvalSpec(task="formatbench", model="scripted:s", where={"task": ["mcq", "ner"]},
+                                     per_group=("task", 2)), tmp_path / "run", model=ScriptedModel(lambda request,
+                                                                                                   i: "E) maybe"))
     records = read_records(run)
     assert len(records) == 4 and not any(record.passed for record in records)
     for record in records:
@@ -29,12 +30,12 @@ def test_formatbench_records_carry_full_violations_and_the_report_ranks_rules(tm
 
 
 def test_concode_records_name_the_broken_keyword_and_where(tmp_path: Path) -> None:
-    wrong_type, _ = evaluate("concode-gen", "scripted:s", tmp_path / "a", limit=1,
-                             loaded_model=ScriptedModel(["```json\n[1, 2]\n```"]))
+    wrong_type, _ = evaluate(EvalSpec(task="concode-gen", model="scripted:s", limit=1), tmp_path / "a",
+                             model=ScriptedModel(["```json\n[1, 2]\n```"]))
     [record] = read_records(wrong_type)
     assert record.violations[0]["rule"] == "type" and record.violations[0]["path"] == "/"
     assert record.detail["parse_error"] is None and record.detail["root_type_ok"] is False
-    not_a_sample, _ = evaluate("concode-gen", "scripted:s", tmp_path / "b", limit=1,
-                               loaded_model=ScriptedModel(["nothing here {"]))
+    not_a_sample, _ = evaluate(EvalSpec(task="concode-gen", model="scripted:s", limit=1), tmp_path / "b",
+                               model=ScriptedModel(["nothing here {"]))
     [record] = read_records(not_a_sample)
     assert [v["rule"] for v in record.violations] == ["parse"] and record.detail["parse_error"]

@@ -1,37 +1,53 @@
-"""``corral eval TASK``: run, resume or extend an evaluation, with a progress bar, and write its report."""
+"""``corral eval TASK``: run, resume or extend an evaluation, with a progress bar, and write its report.
+
+The run is an ``EvalSpec``: the flags below, or a spec file (``--config FILE``, YAML or JSON) with the flags given
+explicitly laid over its fields, and ``--set KEY=VALUE`` for any field the flags leave out (``strategy=rerank``,
+``strategy.k=8``, ``sampling.temperature=0.7``, ``close_limit=0``, ``base_url=...``). The spec checks every value.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from corral.evaluation import CLOSE_LIMIT, MAX_ROUNDS, MAX_SAMPLES
-from corral.models import MAX_PARTICLES
+from corral.evaluation import MAX_ROUNDS, MAX_SAMPLES, EvalSpec
 
 from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
-from ._options import MAX_INSTANCES, MAX_TOKENS, Bounds, OutOfBounds, float_option, int_option, seed_option
-
-MAX_RERANK_K = 256  # rerank: candidates per sample, each a whole constrained generation
-MAX_REPEAT_LIMIT = 1_000
-MAX_CLOSE_LIMIT = 10_000
+from ._options import MAX_INSTANCES, Bounds, OutOfBounds, group_values, int_option, task_options
 
 
-def _names(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+def _set_help() -> str:
+    """``--set``'s help: the fields the flags leave out, with the spec's own defaults (written once, there)."""
+    from corral.evaluation import RerankStrategy, SamplingConfig, SmcStrategy
+
+    spec, rerank, smc, sampling = EvalSpec(task="-"), RerankStrategy(), SmcStrategy(), SamplingConfig()
+    fields = [("strategy", "greedy|rerank|smc"), ("strategy.k", rerank.k), ("strategy.temperature", rerank.temperature),
+              ("strategy.particles", smc.particles), ("sampling.temperature", sampling.temperature),
+              ("sampling.top_p", sampling.top_p), ("sampling.max_tokens", "N"), ("sampling.seed", sampling.seed),
+              ("sampling.repeat_limit", "N"), ("close_limit", spec.close_limit), ("batch_size", "N"),
+              ("base_url", "URL"), ("model_options.NAME", "VALUE")]
+    shown = ", ".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in fields)
+    return (f"Any other spec field, dotted (repeatable; defaults shown): {shown} (docs/evaluation.md). A value is "
+            "JSON where it parses as JSON, else text.")
 
 
 def eval_command(
-    task: Annotated[str, typer.Argument(help="A registered task (corral tasks lists them), or an instances file.")],
+    task: Annotated[str | None, typer.Argument(help=(
+        "A registered task (corral tasks lists them), or an instances file (default: the --config file's).")),
+    ] = None,
+    config: Annotated[Path | None, typer.Option("--config", help=(
+        "An evaluation spec (YAML or JSON); the flags given override its fields."))] = None,
     task_option: Annotated[list[str] | None, typer.Option(
         "-T", "--task-option", metavar="KEY=VALUE",
         help="A task option (repeatable); corral tasks TASK lists them, e.g. -T checker_mode=reference.")] = None,
-    model: Annotated[str, typer.Option(help="smollm2, transformers:smollm2, openai:NAME, or a GGUF.")] = "smollm2",
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server for openai:NAME.")] = None,
+    model: Annotated[str | None, typer.Option(help=(
+        "smollm2 (the default), transformers:smollm2, openai:NAME, or a GGUF."))] = None,
     where: Annotated[list[str] | None, typer.Option(
         metavar="GROUP=V1,V2",
         help="Only instances whose group has one of these values: GROUP=V1,V2 (repeatable).")] = None,
@@ -39,78 +55,30 @@ def eval_command(
         metavar="[GROUP=]N",
         help="At most N instances, or GROUP=N: the first N of each group, e.g. structure=3 (after --where; "
              "one of each form).")] = None,
-    samples: Annotated[int, int_option(low=1, high=MAX_SAMPLES, help=(
-        "Samples per instance (pass@k for k <= samples)."))] = 1,
-    rounds: Annotated[int, int_option(low=0, high=MAX_ROUNDS, help="Feedback rounds after the first attempt.")] = 0,
-    decoding: Annotated[str, typer.Option(help="free, constrained, or both (two runs, one report).")] = "free",
-    temperature: Annotated[float, float_option(low=0, high=2, help="0 is greedy.")] = 0.0,
-    top_p: Annotated[float, float_option(low=0, high=1, low_open=True)] = 1.0,
-    max_tokens: Annotated[int | None, int_option(low=1, high=MAX_TOKENS, help=(
-        "Token budget (default: the task's, per instance)."))] = None,
-    seed: Annotated[int, seed_option()] = 0,
-    repeat_limit: Annotated[int | None, int_option(
-        low=0, high=MAX_REPEAT_LIMIT,
-        help="Refuse the token that would start copy N+1 of a block just repeated N times in a row "
-             "(local models; 0 is off; default: 2 for constrained decoding, off for free decoding).")] = None,
-    strategy: Annotated[str, typer.Option(
-        help="greedy: one decode per sample with the sampling above; rerank: draw --rerank-k constrained candidates "
-             "and keep the one the unconstrained model finds most likely; smc: sequential Monte Carlo with "
-             "--particles constrained sequences, a draw from the model's own distribution given the grammar (at "
-             "--temperature, or 1 when it is 0; local models). Constrained runs only; with --decoding both, the "
-             "free run stays greedy.")] = "greedy",
-    rerank_k: Annotated[int, int_option(low=1, high=MAX_RERANK_K, help="rerank: candidates per sample.")] = 4,
-    rerank_temperature: Annotated[float, float_option(low=0, high=2, low_open=True, help=(
-        "rerank: the candidates' temperature."))] = 0.7,
-    particles: Annotated[int, int_option(low=2, high=MAX_PARTICLES, help="smc: particles per sample.")] = 8,
-    close_limit: Annotated[int, int_option(
-        low=0, high=MAX_CLOSE_LIMIT,
-        help="Constrained: the most characters the grammar's shortest completion may add to an output cut off at "
-             "its token budget (0: never close). A closed output never counts as passed as written.")] = CLOSE_LIMIT,
+    samples: Annotated[int | None, int_option(low=1, high=MAX_SAMPLES, help=(
+        "Samples per instance (pass@k for k <= samples; default 1)."))] = None,
+    rounds: Annotated[int | None, int_option(low=0, high=MAX_ROUNDS, help=(
+        "Feedback rounds after the first attempt (default 0)."))] = None,
+    decoding: Annotated[str | None, typer.Option(help=(
+        "free (the default), constrained, or both (two runs, one report)."))] = None,
+    settings: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help=_set_help())] = None,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     report: Annotated[bool, typer.Option(help="Write report.md and plots when done.")] = True,
 ) -> None:
     """Evaluate a model on a task. Rerunning the same command resumes it; more --samples or --rounds extend it."""
-    from corral.evaluation import (
-        ResponseCache,
-        RunError,
-        SamplingConfig,
-        default_run_dir,
-        evaluate,
-        plan_config,
-        write_report,
-    )
-    from corral.models import ModelError, load_model
+    from corral.evaluation import ResponseCache, RunError, default_run_dir, evaluate, plan_run, write_report
+    from corral.models import ModelError
     from corral.registry import RegistryError
-    from corral.tasks import get_task, select
+    from corral.tasks import get_task
 
-    modes = {"both": ["free", "constrained"]}.get(decoding, [decoding])
-    if any(mode not in ("free", "constrained") for mode in modes):
-        raise _fail(f"unknown --decoding {decoding!r}; valid: free, constrained, both")
-    if strategy not in ("greedy", "rerank", "smc"):
-        raise _fail(f"unknown --strategy {strategy!r}; valid: greedy, rerank, smc")
-    if strategy != "greedy" and "constrained" not in modes:
-        raise _fail(f"--strategy {strategy} decodes constrained samples: use it with --decoding constrained or both")
-    strategies = {mode: strategy if mode == "constrained" else "greedy" for mode in modes}
-    rerank = {"rerank_k": rerank_k, "rerank_temperature": rerank_temperature, "particles": particles,
-              "close_limit": close_limit}
-    filters: dict[str, list[str]] = {}
-    for condition in where or []:
-        group, sep, values = condition.partition("=")
-        if not sep or not group.strip() or not _names(values):
-            raise _fail(f"--where {condition!r}: write GROUP=VALUE[,VALUE...], e.g. enforcement=exact")
-        filters[group.strip()] = _names(values)  # type: ignore[assignment]
-    count, per_group = _limits(limit or [])
-    options = _task_options(task_option or [])
+    spec = spec_of({"task": task, "config": config, "task_option": task_option, "model": model, "where": where,
+                    "limit": limit, "samples": samples, "rounds": rounds, "decoding": decoding, "settings": settings})
     try:
-        the_task = get_task(task, **options)
-        select(the_task, filters, limit=count, per_group=per_group)
-        sampling = SamplingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
-                                  repeat_limit=repeat_limit)
-        runs = _run_dirs(output, [plan_config(the_task, model, decoding=m, sampling=sampling,  # type: ignore[arg-type]
-                                              base_url=base_url, strategy=strategies[m], **rerank)  # type: ignore[arg-type]
-                                  for m in modes], default_run_dir)
-        loaded = load_model(model, **({"base_url": base_url} if base_url else {}))
+        the_task = get_task(spec.task, **spec.task_options)
+        plans = [plan_run(one, the_task) for one in spec.runs()]  # every run checked before any model loads
+        runs = _run_dirs(output, [plan.config for plan in plans], default_run_dir)
+        loaded = spec.load_model()
     except (RegistryError, ValueError, ModelError) as exc:
         raise _fail(str(exc)) from None
 
@@ -119,22 +87,17 @@ def eval_command(
         err.print(f"warning: {cache.problem}", highlight=False, soft_wrap=True, markup=False)
     summaries = []
     try:
-        for mode, run in zip(modes, runs, strict=True):
+        for plan, run in zip(plans, runs, strict=True):
             with _progress() as bar:
                 lines: list = []  # the bar appears with the first progress, after the run dir was accepted
 
-                def show(done: int, total: int, passed: int, lines=lines, bar=bar, mode=mode) -> None:
+                def show(done: int, total: int, passed: int, lines=lines, bar=bar, mode=plan.config.decoding) -> None:
                     if not lines:
-                        lines.append(bar.add_task(f"{task} {mode}", total=None, rate=""))
+                        lines.append(bar.add_task(f"{spec.task} {mode}", total=None, rate=""))
                     bar.update(lines[0], completed=done, total=total,
                                rate=f"pass {passed / done:.0%}" if done else "")
 
-                run_dir, summary = evaluate(
-                    the_task, model, run, decoding=mode, sampling=sampling,  # type: ignore[arg-type]
-                    samples=samples, rounds=rounds, filters=filters, limit=count,
-                    per_group=per_group, base_url=base_url,
-                    loaded_model=loaded, cache=cache, on_progress=show,
-                    strategy=strategies[mode], **rerank)  # type: ignore[arg-type]
+                run_dir, summary = evaluate(plan, run, model=loaded, cache=cache, on_progress=show)
             summaries.append((run_dir, summary))
             _headline(run_dir, summary)
     except KeyboardInterrupt:
@@ -147,31 +110,64 @@ def eval_command(
         if cache is not None:
             cache.close()
     if report:
-        where = runs[0].parent if len(runs) > 1 else runs[0]
-        path = write_report([run for run, _ in summaries], where)
+        where_to = runs[0].parent if len(runs) > 1 else runs[0]
+        path = write_report([run for run, _ in summaries], where_to)
         out.print(f"report: {path}")
     if not all(summary["complete"] for _, summary in summaries):
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
-def _task_options(values: list[str]) -> dict[str, str]:
-    """``-T key=value`` pairs as a dict of strings; the task's declaration converts and checks them."""
-    options: dict[str, str] = {}
-    for pair in values:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise _fail(f"-T {pair!r}: write KEY=VALUE, e.g. -T checker_mode=reference")
-        if key.strip() in options:
-            raise _fail(f"-T {key.strip()} is given twice")
-        options[key.strip()] = value
-    return options
+def spec_of(params: Mapping[str, Any]) -> EvalSpec:
+    """The run's ``EvalSpec`` from the command's parameters (click's, by name): the ``--config`` file's fields, then
+    the flags that were given, then each ``--set``; one ``error:`` line naming the file (or ``options``) and the field
+    path when it is not a valid spec."""
+    from corral.evaluation import SpecError, parse_eval_spec, read_spec_file
+
+    config = params.get("config")
+    try:
+        data: dict[str, Any] = read_spec_file(config) if config else {}
+    except SpecError as exc:
+        raise _fail(str(exc)) from None
+    options, where = params.get("task_option"), params.get("where")
+    flags = {key: params.get(key) for key in ("task", "model", "samples", "rounds", "decoding")}
+    flags |= {"task_options": task_options(options) if options else None,
+              "where": group_values(where) if where else None, **_limits(params.get("limit") or [])}
+    data |= {key: value for key, value in flags.items() if value is not None}
+    for setting in params.get("settings") or []:
+        _set(data, setting)
+    if not data.get("task"):
+        raise _fail("name a task: corral eval TASK, or --config FILE with a task field")
+    try:
+        return parse_eval_spec(data, str(config) if config else "options")
+    except SpecError as exc:
+        raise _fail(str(exc)) from None
 
 
-def _limits(values: list[str]) -> tuple[int | None, tuple[str, int] | None]:
-    """``--limit N`` and ``--limit GROUP=N`` (at most one of each): the count after the filters, and the first N of
-    each group."""
-    count: int | None = None
-    per_group: tuple[str, int] | None = None
+def _set(data: dict[str, Any], setting: str) -> None:
+    """``--set a.b=VALUE`` into ``data``: the value as JSON where it parses (a number, true, null, a list), else as
+    text; a tagged value written as its kind alone (``strategy: rerank``) takes fields as ``{kind: rerank}``."""
+    from corral.schema import SampleError, parse_sample
+
+    key, sep, text = setting.partition("=")
+    path = key.strip().split(".")
+    if not sep or not all(part.strip() for part in path):
+        raise _fail(f"--set {setting!r}: write KEY=VALUE, e.g. --set strategy=rerank or --set sampling.temperature=0.7")
+    try:
+        value = parse_sample(text, "json", extract=False)
+    except SampleError:
+        value = text
+    node = data
+    for part in path[:-1]:
+        child = node.get(part)
+        child = {"kind": child} if isinstance(child, str) else dict(child) if isinstance(child, dict) else {}
+        node[part] = node = child
+    node[path[-1]] = value
+
+
+def _limits(values: list[str]) -> dict[str, Any]:
+    """``--limit N`` and ``--limit GROUP=N`` (at most one of each): the spec's ``limit`` (the count after the filters)
+    and ``per_group`` (the first N of each group), those given."""
+    found: dict[str, Any] = {}
     for value in values:
         group, sep, number = value.rpartition("=")
         if not re.fullmatch(r"\s*[0-9]+\s*", number) or not number.strip().lstrip("0") or (sep and not group.strip()):
@@ -180,13 +176,11 @@ def _limits(values: list[str]) -> tuple[int | None, tuple[str, int] | None]:
             Bounds(int, 1, MAX_INSTANCES).check(number)
         except OutOfBounds as exc:
             raise _fail(f"--limit {'GROUP=' if sep else ''}N {exc}") from None
-        if (per_group if sep else count) is not None:
+        field = "per_group" if sep else "limit"
+        if field in found:
             raise _fail(f"--limit {value!r}: give at most one --limit N and one --limit GROUP=N")
-        if sep:
-            per_group = (group.strip(), int(number))
-        else:
-            count = int(number)
-    return count, per_group
+        found[field] = [group.strip(), int(number)] if sep else int(number)
+    return found
 
 
 def _run_dirs(output: Path | None, configs, default) -> list[Path]:

@@ -26,23 +26,20 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from corral.evaluation import MAX_INSTANCES as MAX_INSTANCES  # the bounds an EvalSpec holds, shared by every command
+from corral.evaluation import MAX_TOKENS as MAX_TOKENS
+from corral.evaluation import SEED_MAX
 from corral.text import printable
 
-from ._console import EXIT_BAD_INPUT, err, file_errors
+from ._console import EXIT_BAD_INPUT, err, fail, file_errors
 
 MAX_TIMEOUT = 86_400.0
 """--timeout: a day per check."""
 MAX_MEMORY_MB = 1_048_576.0
 """--max-memory: 1 TiB."""
-SEED_MAX = 2**32 - 1
-"""Seeds are 32-bit (llama.cpp's sampler takes one); the largest seed an option takes."""
 WORKERS_MAX = max(64, os.cpu_count() or 1)
 """The most worker processes ``--workers`` starts: 64, or the CPU count where a machine has more. Every worker is
 a process of its own, so a large number exhausts memory at once; more is refused, not clamped."""
-MAX_TOKENS = 131_072
-"""The largest ``--max-tokens``: the longest context of the models Corral runs."""
-MAX_INSTANCES = 10_000_000
-"""The largest instance count ``--limit`` takes (a bound on a filter: larger is the same as all instances)."""
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 _MAX_DIGITS = 40  # int() of a longer digit string is out of every range here (and past 4,300 digits, an error)
@@ -183,6 +180,32 @@ def _number(value: float) -> str:
 
 def _shown(text: str) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def task_options(values: list[str]) -> dict[str, str]:
+    """``-T key=value`` pairs (``eval``, ``train``) as a dict of strings; the task's declaration converts and checks
+    them."""
+    options: dict[str, str] = {}
+    for pair in values:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"-T {pair!r}: write KEY=VALUE, e.g. -T checker_mode=reference")
+        if key.strip() in options:
+            raise fail(f"-T {key.strip()} is given twice")
+        options[key.strip()] = value
+    return options
+
+
+def group_values(values: list[str]) -> dict[str, list[str]]:
+    """``--where GROUP=V1,V2`` conditions (``eval``, ``train``): each group and its values."""
+    filters: dict[str, list[str]] = {}
+    for condition in values:
+        group, sep, names = condition.partition("=")
+        kept = [name.strip() for name in names.split(",") if name.strip()]
+        if not sep or not group.strip() or not kept:
+            raise fail(f"--where {condition!r}: write GROUP=VALUE[,VALUE...], e.g. enforcement=exact")
+        filters[group.strip()] = kept
+    return filters
 
 
 # ------------------------------------------------------------------------------------------------ usage errors

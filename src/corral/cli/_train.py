@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ._console import err, out
 from ._console import fail as _fail
-from ._options import MAX_INSTANCES, MAX_TOKENS, float_option, int_option, seed_option
+from ._options import MAX_INSTANCES, MAX_TOKENS, float_option, group_values, int_option, seed_option, task_options
 
 app = typer.Typer(help="Train with checker rewards (ReFF's RL on trl), SFT baselines, self-distillation.",
                   no_args_is_help=True)
@@ -56,8 +56,9 @@ def _common(config: Path | None, task: str | None, task_option: list[str] | None
     except TrainError as exc:
         raise _fail(str(exc)) from None
     spec = {key: value for key, value in {
-        "options": _pairs(task_option or [], "-T"), "where": _where(where or []), "limit": limit, "reward": reward,
-        "quality_metric": quality_metric, "max_tokens": max_tokens}.items() if value not in (None, {})}
+        "options": task_options(task_option or []), "where": group_values(where or []), "limit": limit,
+        "reward": reward, "quality_metric": quality_metric, "max_tokens": max_tokens,
+    }.items() if value not in (None, {})}
     if task is not None:
         data["tasks"] = [{"task": task, **spec}]
     elif spec:
@@ -71,20 +72,6 @@ def _common(config: Path | None, task: str | None, task_option: list[str] | None
         return parse_config(data, str(config) if config else "options")
     except TrainError as exc:
         raise _fail(str(exc)) from None
-
-
-def _pairs(values: list[str], flag: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for value in values:
-        key, sep, rest = value.partition("=")
-        if not sep or not key.strip():
-            raise _fail(f"{flag} {value!r}: write KEY=VALUE")
-        pairs[key.strip()] = rest
-    return pairs
-
-
-def _where(values: list[str]) -> dict[str, list[str]]:
-    return {key: [v.strip() for v in rest.split(",") if v.strip()] for key, rest in _pairs(values, "--where").items()}
 
 
 def _default_out(config: Any) -> Path:

@@ -1,53 +1,74 @@
-"""Evaluation: the runner (samples, feedback rounds, free or constrained decoding), resumable run directories,
-the shared response cache, metrics (success, pass@k, per round) and reports."""
+"""Evaluation: the spec of a run (``EvalSpec``), the runner (samples, feedback rounds, free or constrained decoding),
+resumable run directories, the shared response cache, metrics (success, pass@k, per round) and reports."""
 
 from ._cache import ResponseCache, default_cache_path
 from ._fingerprint import grammar_fingerprint
 from ._metrics import pass_at_k, summarize
-from ._records import (
-    CLOSE_LIMIT,
-    CONFIG_FILE,
-    MAX_ROUNDS,
-    MAX_SAMPLES,
-    RunConfig,
-    RunError,
-    SampleRecord,
-    SamplingConfig,
-    read_config,
-    read_records,
-)
+from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, read_config, read_records
 from ._rejudge import rejudge
 from ._report import write_report
 from ._runner import (
     CONSTRAINED_REPEAT_LIMIT,
+    RunPlan,
     default_repeat_limit,
     default_run_dir,
     evaluate,
-    plan_config,
+    plan_run,
     read_runtimes,
+)
+from ._spec import (
+    CLOSE_LIMIT,
+    MAX_INSTANCES,
+    MAX_ROUNDS,
+    MAX_SAMPLES,
+    MAX_TOKENS,
+    SEED_MAX,
+    DecodingStrategy,
+    EvalSpec,
+    GreedyStrategy,
+    RerankStrategy,
+    SamplingConfig,
+    SmcStrategy,
+    SpecError,
+    load_eval_spec,
+    parse_eval_spec,
+    read_spec_file,
 )
 
 __all__ = [
     "CLOSE_LIMIT",
     "CONFIG_FILE",
     "CONSTRAINED_REPEAT_LIMIT",
+    "MAX_INSTANCES",
     "MAX_ROUNDS",
     "MAX_SAMPLES",
+    "MAX_TOKENS",
+    "SEED_MAX",
+    "DecodingStrategy",
+    "EvalSpec",
+    "GreedyStrategy",
+    "RerankStrategy",
     "ResponseCache",
     "RunConfig",
     "RunError",
+    "RunPlan",
     "SampleRecord",
     "SamplingConfig",
+    "SmcStrategy",
+    "SpecError",
     "default_cache_path",
     "default_repeat_limit",
     "default_run_dir",
     "evaluate",
     "grammar_fingerprint",
+    "load_eval_spec",
+    "parse_eval_spec",
     "pass_at_k",
-    "plan_config",
+    "plan_run",
     "read_config",
     "read_records",
     "read_runtimes",
+    "read_spec_file",
     "rejudge",
     "summarize",
     "write_report",

@@ -29,30 +29,27 @@ from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
 from corral.models import MAX_PARTICLES, Likelihood
 from corral.verdicts import Verdict
 
+from ._spec import (
+    CLOSE_LIMIT,
+    MAX_CLOSE_LIMIT,
+    MAX_ROUNDS,
+    MAX_SAMPLES,
+    Decoding,
+    RerankStrategy,
+    SamplingConfig,
+    SmcStrategy,
+)
+
 CONFIG_FILE = "config.json"
 RECORDS_FILE = "records.jsonl"
 LIKELIHOODS_FILE = "likelihoods.jsonl"
 SUMMARY_FILE = "summary.json"
 
-MAX_SAMPLES = 10_000
-"""The most samples per instance a run may ask for (pass@k is reported for k up to the samples)."""
-MAX_ROUNDS = 100
-"""The most feedback rounds a run may ask for."""
 MAX_CONFIG_BYTES = MAX_RUN_FILE_BYTES
 """A run's config.json larger than this (64 MiB) is refused unread (it lists the selected instance ids)."""
 
-Decoding = Literal["free", "constrained"]
-"""How a run decodes: ``constrained`` compiles each instance's constraint into a grammar."""
-
 Strategy = Literal["greedy", "rerank", "smc"]
-"""How one sample is decoded: ``greedy`` decodes once with the run's sampling (greedy at temperature 0);
-``rerank`` draws ``rerank_k`` constrained candidates and keeps the one the unconstrained model finds most likely;
-``smc`` runs ``particles`` constrained sequences with importance weights (sequential Monte Carlo) and draws the
-output from the model's own distribution conditioned on the grammar (``corral.models.Sampling.particles``)."""
-
-CLOSE_LIMIT = 24
-"""The most characters closing may add to a constrained output cut off at its token budget (a few words). A
-cut-off output that needs more stays cut off and fails: closing that writes a paragraph writes the answer."""
+"""How one sample is decoded, as a run stores it (the kind of the spec's ``DecodingStrategy``)."""
 
 SampleDecoding = Literal["free", "constrained", "free-fallback"]
 """How one sample was decoded: ``free-fallback`` when the run is constrained but the instance's constraint is not
@@ -67,21 +64,9 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class SamplingConfig(_Frozen):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # nan or inf: a ValidationError
-
-    temperature: float = Field(0.0, ge=0)
-    top_p: float = Field(1.0, gt=0, le=1)
-    # None: each instance's own budget (the task sizes it so outputs can finish)
-    max_tokens: int | None = Field(None, ge=1)
-    seed: int = 0
-    # 0: off; k: a block may appear at most k times in a row (corral.decoding.RepeatGuard); None: the decoding's
-    # default, fixed when the run is planned (``evaluation.plan_config``)
-    repeat_limit: int | None = Field(None, ge=0)
-
-
 class RunConfig(_Frozen):
-    """What produced a run.
+    """What produced a run, as ``config.json`` stores it: made by ``plan_run`` from an ``EvalSpec``, its task and the
+    instances it selects. Its fields keep the names and defaults of the runs already stored, so that they resume.
 
     Identity fields (hashed into ``hash``) fix what a record means: task, model, decoding, sampling, templates.
     Extent fields (``samples``, ``rounds``, ``selection``) may grow when a run is resumed or extended, without
@@ -100,11 +85,11 @@ class RunConfig(_Frozen):
     task_options: dict[str, Any] = Field(default_factory=dict)  # e.g. formatbench's checker_mode, template, shots
     stop_on_repeat: bool = False  # a feedback chain ends when the model repeats one of its earlier answers
     strategy: Strategy = "greedy"
-    rerank_k: int = 4  # rerank: candidates drawn per constrained sample
-    # rerank: the candidates' sampling temperature (top_p and seeds: the run's)
-    rerank_temperature: float = Field(0.7, gt=0, allow_inf_nan=False)
-    particles: int = 8  # smc: particles per constrained sample
-    close_limit: int = Field(CLOSE_LIMIT, ge=0, le=10_000)  # constrained: characters closing may add (0: never close)
+    # the strategy's settings (``RerankStrategy``, ``SmcStrategy``); stored whatever the strategy, with its defaults
+    rerank_k: int = RerankStrategy().k
+    rerank_temperature: float = Field(RerankStrategy().temperature, gt=0, allow_inf_nan=False)
+    particles: int = SmcStrategy().particles
+    close_limit: int = Field(CLOSE_LIMIT, ge=0, le=MAX_CLOSE_LIMIT)  # constrained: characters closing may add
     # constrained: what compiled the grammars (Corral's version, the grammar compiler's sources, the mask engine);
     # ``corral.evaluation.grammar_fingerprint``. A run is never resumed by another compiler: its outputs would mix
     grammar_fingerprint: str = ""

@@ -1,5 +1,5 @@
-"""The runner: every selected instance, ``samples`` seeded samples, free or constrained decoding, and up to
-``rounds`` feedback rounds, written to a resumable run directory.
+"""The runner: every instance an ``EvalSpec`` selects, ``samples`` seeded samples, free or constrained decoding, and up
+to ``rounds`` feedback rounds, written to a resumable run directory.
 
 Work is planned from what the run directory already holds, so running the same command again produces only
 the missing records: a killed run resumes, and a finished run can be extended with more samples, rounds or
@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 from corral.errors import InputError
 from corral.files import MAX_RUN_FILE_BYTES, open_input, open_output, read_input_json, writing
 from corral.jsonl import append_jsonl, atomic_write
-from corral.models import Completion, Likelihood, Model, Request, Sampling, load_model, parse_spec, score_texts
+from corral.models import Completion, Likelihood, Model, Request, parse_spec, score_texts
 from corral.tasks import Task, TaskInstance, get_task, select
 
 from ._cache import ResponseCache
@@ -40,26 +40,21 @@ from ._fingerprint import grammar_fingerprint
 from ._lock import LOCK_FILE, run_lock
 from ._metrics import summarize
 from ._records import (
-    CLOSE_LIMIT,
     CONFIG_FILE,
     LIKELIHOODS_FILE,
-    MAX_ROUNDS,
-    MAX_SAMPLES,
     RECORDS_FILE,
     SUMMARY_FILE,
     Candidate,
-    Decoding,
     Rerank,
     RunConfig,
     RunError,
     SampleRecord,
-    SamplingConfig,
-    Strategy,
     read_config,
     read_records,
 )
 from ._rerank import candidate_requests, choose
 from ._scoring import score_finals
+from ._spec import CLOSE_LIMIT, Decoding, EvalSpec
 
 ERRORS_FILE = "errors.jsonl"
 RUNTIME_FILE = "runtime.json"
@@ -88,32 +83,50 @@ def default_repeat_limit(decoding: Decoding, backend: str) -> int:
     return CONSTRAINED_REPEAT_LIMIT if decoding == "constrained" and backend in _GUARDED_BACKENDS else 0
 
 
-def plan_config(task: Task, model: str, *, decoding: Decoding = "free", sampling: SamplingConfig | None = None,
-                samples: int = 1, rounds: int = 0, selection: Mapping[str, Any] | None = None,
-                instances: Sequence[TaskInstance] = (), base_url: str | None = None, strategy: Strategy = "greedy",
-                rerank_k: int = 4, rerank_temperature: float = 0.7, particles: int = 8,
-                close_limit: int = CLOSE_LIMIT) -> RunConfig:
-    """The run's config, with its identity hash (for a constrained run, one that names the grammar compiler)."""
+@dataclass(frozen=True)
+class RunPlan:
+    """A run before it starts: its spec (one decoding), the task, the instances the spec selects, and the config
+    the run stores (``config.json``). Planning checks everything that can fail before a model loads."""
+
+    spec: EvalSpec
+    task: Task
+    instances: tuple[TaskInstance, ...]
+    config: RunConfig
+
+
+def plan_run(spec: EvalSpec, task: Task | None = None) -> RunPlan:
+    """Plan the run ``spec`` describes: its task (``task``: the one ``spec.task`` names, already built, or one that
+    is not registered; None: ``get_task(spec.task, **spec.task_options)``), the instances it selects, and the
+    config with its identity hash (for a constrained run, one that names the grammar compiler).
+    A ``ValueError`` for a spec of two decodings (``EvalSpec.runs`` splits it), a selection that matches nothing
+    or a strategy the model cannot run."""
     from corral.version import __version__
 
-    backend, _ = parse_spec(model)
-    compiler = grammar_fingerprint(_grammar_module(task)) if decoding == "constrained" else ""
-    if strategy == "smc" and backend not in SMC_BACKENDS:
+    if spec.decoding == "both":
+        raise ValueError("decoding 'both' is two runs: plan each of spec.runs()")
+    task = task if task is not None else get_task(spec.task, **spec.task_options)
+    backend, _ = parse_spec(spec.model)
+    if spec.strategy.kind == "smc" and backend not in SMC_BACKENDS:
         raise ValueError(f"strategy 'smc' runs its particles inside the model's token loop: a local llama.cpp model "
                          f"({', '.join(SMC_BACKENDS)}), not {backend}")
-    sampling = sampling or SamplingConfig()
+    chosen = tuple(select(task, spec.where, limit=spec.limit, per_group=spec.per_group))
+    sampling = spec.sampling
     if sampling.repeat_limit is None:
-        sampling = sampling.model_copy(update={"repeat_limit": default_repeat_limit(decoding, backend)})
-    return RunConfig(task=task.name, task_version=task.version, model=model, backend=backend, base_url=base_url,
-                     decoding=decoding, sampling=sampling,
-                     feedback_template=task.template.refinement or task.template.feedback,
-                     extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
-                     strategy=strategy, rerank_k=rerank_k, rerank_temperature=rerank_temperature,
-                     particles=particles, close_limit=close_limit,
-                     grammar_fingerprint=compiler,
-                     samples=samples, rounds=rounds,
-                     selection=dict(selection or {}), instances=[inst.id for inst in instances],
-                     corral_version=__version__).with_hash()
+        sampling = sampling.model_copy(update={"repeat_limit": default_repeat_limit(spec.decoding, backend)})
+    settings = spec.strategy.model_dump(exclude={"kind"})  # rerank's k and temperature, smc's particles
+    stored = {"k": "rerank_k", "temperature": "rerank_temperature", "particles": "particles"}  # RunConfig's names
+    config = RunConfig(
+        task=task.name, task_version=task.version, model=spec.model, backend=backend, base_url=spec.base_url,
+        decoding=spec.decoding, sampling=sampling, feedback_template=task.template.refinement or task.template.feedback,
+        extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
+        strategy=spec.strategy.kind, close_limit=spec.close_limit,
+        grammar_fingerprint=grammar_fingerprint(_grammar_module(task)) if spec.decoding == "constrained" else "",
+        samples=spec.samples, rounds=spec.rounds,
+        selection={"filters": dict(spec.where), "limit": spec.limit,
+                   "per_group": list(spec.per_group) if spec.per_group else None},
+        instances=[inst.id for inst in chosen], corral_version=__version__,
+        **{stored[key]: value for key, value in settings.items()}).with_hash()
+    return RunPlan(spec, task, chosen, config)
 
 
 def _grammar_module(task: Task) -> str | None:
@@ -122,61 +135,27 @@ def _grammar_module(task: Task) -> str | None:
     return getattr(function, "__module__", None)
 
 
-def evaluate(
-    task: Task | str,
-    model: str = "smollm2",
-    out: Path | str | None = None,
-    *,
-    decoding: Decoding = "free",
-    sampling: SamplingConfig | None = None,
-    samples: int = 1,
-    rounds: int = 0,
-    filters: Mapping[str, Sequence[str]] | None = None,
-    limit: int | None = None,
-    per_group: tuple[str, int] | None = None,
-    base_url: str | None = None,
-    model_options: Mapping[str, Any] | None = None,
-    loaded_model: Model | None = None,
-    cache: ResponseCache | None = None,
-    on_progress: Callable[[int, int, int], None] | None = None,
-    batch_size: int | None = None,
-    strategy: Strategy = "greedy",
-    rerank_k: int = 4,
-    rerank_temperature: float = 0.7,
-    particles: int = 8,
-    close_limit: int = CLOSE_LIMIT,
-) -> tuple[Path, dict[str, Any]]:
-    """Run (or resume, or extend) an evaluation; returns the run directory and its summary.
+def evaluate(spec: EvalSpec | RunPlan, out: Path | str | None = None, *, model: Model | None = None,
+             cache: ResponseCache | None = None,
+             on_progress: Callable[[int, int, int], None] | None = None) -> tuple[Path, dict[str, Any]]:
+    """Run (or resume, or extend) the evaluation ``spec`` describes (or a run already planned by ``plan_run``, as
+    the command line does to check every run before any starts); returns the run directory and its summary.
 
-    ``on_progress(done, total, passed)`` is called after each batch. ``cache`` is the shared response cache
-    (None: no cache). ``loaded_model`` reuses a model already in memory (it must match ``model``).
-    ``strategy="rerank"`` (constrained runs) draws ``rerank_k`` candidates per sample at ``rerank_temperature``
-    and keeps the one the unconstrained model finds most likely; the model must score texts. ``strategy="smc"``
-    decodes each constrained sample with ``particles`` particles (a local model). ``close_limit``: the most
-    characters closing may add to a cut-off constrained output.
+    ``out``: the run directory (None: one named by the config under ``corral-runs/``). ``model``: a model already in
+    memory to reuse (it must be the spec's; the caller closes it); None loads the spec's when the first generation
+    needs it. ``cache``: the shared response cache (None: no cache). ``on_progress(done, total, passed)`` is called
+    after each batch.
     """
-    if isinstance(task, str):
-        task = get_task(task)
-    if not (1 <= samples <= MAX_SAMPLES and 0 <= rounds <= MAX_ROUNDS):
-        raise ValueError(f"samples must be in 1..{MAX_SAMPLES:,} and rounds in 0..{MAX_ROUNDS}, got {samples} and "
-                         f"{rounds}")
-    chosen = select(task, filters, limit=limit, per_group=per_group)
-    selection = {"filters": {k: list(v) for k, v in (filters or {}).items()}, "limit": limit,
-                 "per_group": list(per_group) if per_group else None}
-    config = plan_config(task, model, decoding=decoding, sampling=sampling, samples=samples, rounds=rounds,
-                         selection=selection, instances=chosen, base_url=base_url, strategy=strategy,
-                         rerank_k=rerank_k, rerank_temperature=rerank_temperature, particles=particles,
-                         close_limit=close_limit)
-    run = Path(out) if out is not None else default_run_dir(config)
+    planned = spec if isinstance(spec, RunPlan) else plan_run(spec)
+    run = Path(out) if out is not None else default_run_dir(planned.config)
     _refuse_foreign(run)  # before the lock, which would write into a directory that is not a run's
     with run_lock(run):  # one writer: a second run on this directory is refused while this one writes
-        return _run(task, config, run, chosen, loaded_model, model, model_options, base_url, cache, on_progress,
-                    batch_size)
+        return _run(planned, run, model, cache, on_progress)
 
 
-def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance], loaded_model: Model | None,
-         model: str, model_options: Mapping[str, Any] | None, base_url: str | None, cache: ResponseCache | None,
-         on_progress: Callable[[int, int, int], None] | None, batch_size: int | None) -> tuple[Path, dict[str, Any]]:
+def _run(planned: RunPlan, run: Path, loaded_model: Model | None, cache: ResponseCache | None,
+         on_progress: Callable[[int, int, int], None] | None) -> tuple[Path, dict[str, Any]]:
+    task, config, chosen = planned.task, planned.config, planned.instances
     samples, rounds = config.samples, config.rounds
     done = _open_run(run, config)
     by_id = {inst.id: inst for inst in chosen}
@@ -187,10 +166,7 @@ def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance
 
     def the_model() -> Model:
         if not loaded:
-            options = dict(model_options or {})
-            if base_url is not None:
-                options["base_url"] = base_url
-            loaded.append(load_model(model, **options))
+            loaded.append(planned.spec.load_model())
         if not noted:  # the model is about to generate: say where (greedy outputs differ between CPU variants)
             _note_runtime(run, loaded[0])
             noted.append(True)
@@ -200,7 +176,7 @@ def _run(task: Task, config: RunConfig, run: Path, chosen: Sequence[TaskInstance
     total = _expected(config, done)
     counted = [r for r in done.values() if r.instance in by_id and r.sample < samples and r.round <= rounds]
     progress = [len(counted), total, sum(r.passed for r in counted)]
-    size = batch_size or BATCH_SIZES.get(config.backend, 8)
+    size = planned.spec.batch_size or BATCH_SIZES.get(config.backend, 8)
     if on_progress:
         on_progress(*progress)
     try:
@@ -382,15 +358,12 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
                 except NotExpressible as exc:
                     grammars[item.instance.id] = (None, str(exc))
             grammar, reason = grammars[item.instance.id]
-        sampling = config.sampling
         smc = config.strategy == "smc" and grammar is not None
         requests.append(Request(
             tuple(item.messages),  # type: ignore[arg-type]
-            Sampling(temperature=(sampling.temperature or SMC_TEMPERATURE) if smc else sampling.temperature,
-                     top_p=1.0 if smc else sampling.top_p,
-                     max_tokens=sampling.max_tokens or item.instance.max_tokens, stop=task.stop,
-                     seed=sampling.seed + item.sample + ROUND_SEED_STRIDE * item.round,
-                     repeat_limit=sampling.repeat_limit or 0, particles=config.particles if smc else 0),
+            config.sampling.request(budget=item.instance.max_tokens, stop=task.stop,
+                                    offset=item.sample + ROUND_SEED_STRIDE * item.round,
+                                    particles=config.particles if smc else 0),
             grammar))
         fallbacks.append(reason)
 
@@ -467,10 +440,6 @@ CLOSE_NODES = 5_000
 milliseconds (a hint word, a period, closing brackets) or not at all: on the README main job's 12 cut-off outputs
 2 s and 5,000 A* nodes closed the same 5 as 10 s and 500,000 nodes, in 18 s against 75 s, and kept the process
 at 0.7 GB against 3.0 GB (each expanded node holds a copy of the grammar's matcher)."""
-
-
-SMC_TEMPERATURE = 1.0
-"""The temperature of the ``smc`` strategy when the run's sampling is greedy (0): the model's own distribution."""
 
 
 def _close_at_budget(request: Request, completion: Completion, limit: int = CLOSE_LIMIT) -> str:

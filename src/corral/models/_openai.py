@@ -185,7 +185,7 @@ class OpenAIModel:
         sampling = request.sampling
         if sampling.repeat_limit:
             raise ModelError("a served model cannot apply Corral's repeat limit (it needs the token loop); run "
-                             "without --repeat-limit, or on a local backend")
+                             "with repeat limit 0 (--set sampling.repeat_limit=0), or on a local backend")
         arguments: dict[str, Any] = {
             "model": self.name,
             "messages": [dict(message) for message in request.messages],

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
     from ._generate import CONCODE, GeneratedSchema, GeneratorConfig, generate_schema, generate_suite, suite_census
     from ._mutate import MUTABLE_KEYWORDS, Mutation, mutate
-    from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample
+    from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample, read_data_file
     from ._pydantic import PYDANTIC_UNSUPPORTED, pydantic_equivalent, to_pydantic, unsupported_keywords
     from ._realworld import jsonschemabench, schemastore, schemastore_documents, schemastore_registry
     from ._sample import NoSampleError, valid_sample
@@ -67,6 +67,7 @@ _WHERE = {
     "parse_sample": "._parse",
     "parse_schema": "._forms",
     "pydantic_equivalent": "._pydantic",
+    "read_data_file": "._parse",
     "render_sample": "._forms",
     "render_schema": "._forms",
     "run_test_suite": "._conformance",
@@ -132,6 +133,7 @@ __all__ = [
     "parse_sample",
     "parse_schema",
     "pydantic_equivalent",
+    "read_data_file",
     "render_sample",
     "render_schema",
     "run_test_suite",

@@ -13,6 +13,7 @@ import json
 import math
 import re
 import sys
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import yaml
@@ -49,6 +50,25 @@ def extract_block(text: str, format: SampleFormat) -> str:
             if tag in wanted:
                 return body.strip()
     return blocks[0][1].strip()
+
+
+def read_data_file(path: Path | str) -> Any:
+    """The data of a config file a user wrote (YAML for ``.yaml``/``.yml``, else JSON): a regular UTF-8 file of at
+    most 64 MiB (a FIFO or a device is refused, not read), read by the safe readers below (YAML without aliases,
+    nesting bounded, no duplicate keys, no nan); an ``InputError`` of one line naming the file otherwise. Training
+    configs and evaluation specs are read by it."""
+    from corral.files import MAX_DOCUMENT_BYTES, read_input_text
+
+    path = Path(path)
+    try:
+        text = read_input_text(path, MAX_DOCUMENT_BYTES)
+    except InputError as exc:
+        raise InputError(f"cannot read {exc}") from None
+    form: SampleFormat = "yaml" if path.suffix in (".yaml", ".yml") else "json"
+    try:
+        return parse_sample(text, form, extract=False)
+    except SampleError as exc:
+        raise InputError(f"{path}: not valid {form.upper()}: {str(exc).split(': ', 1)[-1]}") from None
 
 
 def parse_sample(text: str, format: SampleFormat, extract: bool = True) -> Any:

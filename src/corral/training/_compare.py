@@ -72,7 +72,7 @@ def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodi
 
 def _evaluate_model(label: str, model: str, loaded: Any, parts: list[TaskPart], out: Path, limit: int | None,
                     decodings: Sequence[str], on_progress: Callable[[str], None] | None) -> list[dict[str, Any]]:
-    from corral.evaluation import SamplingConfig, evaluate, read_records
+    from corral.evaluation import EvalSpec, SamplingConfig, evaluate, plan_run, read_records
 
     rows = []
     for part in parts:
@@ -84,8 +84,9 @@ def _evaluate_model(label: str, model: str, loaded: Any, parts: list[TaskPart], 
             folder = out / "runs" / _slug(label) / part.key.replace(":", "-") / decoding
             if on_progress is not None:
                 on_progress(f"{label} {part.key} {decoding}")
-            evaluate(pool, model, folder, decoding=decoding,  # type: ignore[arg-type]
-                     sampling=SamplingConfig(max_tokens=part.spec.max_tokens), cache=None, loaded_model=loaded)
+            spec = EvalSpec(task=pool.name, model=model, decoding=decoding,  # type: ignore[arg-type]
+                            sampling=SamplingConfig(max_tokens=part.spec.max_tokens))
+            evaluate(plan_run(spec, pool), folder, model=loaded)
             records = [r for r in read_records(folder) if r.round == 0 and r.sample == 0]
             rows.append(_row(label, part, decoding, records))
     return rows

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from corral.errors import InputError
-from corral.files import MAX_DOCUMENT_BYTES, MAX_RUN_FILE_BYTES, read_input_bytes, read_input_text
+from corral.files import MAX_RUN_FILE_BYTES, read_input_bytes
 
 Method = Literal["rl", "sft", "distill"]
 Setting = Literal["tst", "trn", "trn-ft"]
@@ -137,19 +137,14 @@ class TrainConfig(BaseModel):
 
 def load_config(path: Path | str) -> TrainConfig:
     """A config file (JSON or YAML), validated; errors name the field path."""
-    path = Path(path)
-    try:  # a regular UTF-8 file of at most 64 MiB: a FIFO or a device is refused, not read
-        text = read_input_text(path, MAX_DOCUMENT_BYTES)
-    except InputError as exc:
-        raise TrainError(f"cannot read {exc}") from None
-    from corral.schema import SampleError, parse_sample
+    from corral.schema import read_data_file
 
-    form = "yaml" if path.suffix in (".yaml", ".yml") else "json"
-    try:  # the schema tools' safe readers: YAML without aliases (no alias bombs), nesting bounded, no duplicate keys
-        data = parse_sample(text, form, extract=False)
-    except SampleError as exc:
-        raise TrainError(f"{path}: not valid {form.upper()}: {str(exc).split(': ', 1)[-1]}") from None
-    return parse_config(data, str(path))
+    try:
+        return parse_config(read_data_file(path), str(path))
+    except TrainError:
+        raise
+    except InputError as exc:
+        raise TrainError(str(exc)) from None
 
 
 def parse_config(data: Any, where: str = "config") -> TrainConfig:

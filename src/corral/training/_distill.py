@@ -26,7 +26,7 @@ GENERATIONS = "generations"
 def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | None = None) -> dict[str, Any]:
     """Generate (resumable: the evaluation runner's records), keep what passes, fine-tune on it. ``on_progress``
     hears the generation too, as rows with ``generating`` (the task) and ``passed``."""
-    from corral.evaluation import SamplingConfig, evaluate, read_records
+    from corral.evaluation import EvalSpec, SamplingConfig, evaluate, plan_run, read_records
 
     if config.method != "distill":
         raise TrainError(f"distill runs method distill, not {config.method}")
@@ -45,8 +45,9 @@ def distill(config: TrainConfig, run: Path | str, *, on_progress: Progress | Non
             if on_progress is not None:
                 on_progress(done, total, {"generating": key, "passed": passed})
 
-        evaluate(pool, config.base, folder, decoding="constrained", sampling=sampling,
-                 samples=config.distill_samples, cache=None, on_progress=generated_so_far)
+        spec = EvalSpec(task=pool.name, model=config.base, decoding="constrained", sampling=sampling,
+                        samples=config.distill_samples)
+        evaluate(plan_run(spec, pool), folder, on_progress=generated_so_far)
         for record in read_records(folder):
             if record.round != 0:
                 continue

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.grammars import NotExpressible, accepts, sample
 from corral.grammars._sample import random_walk
 from corral.metrics import read_indexed, read_tree, read_triples
@@ -109,8 +109,8 @@ def test_options_are_validated():
 
 
 def test_records_carry_well_formedness_and_the_metrics(tmp_path):
-    run, summary = evaluate("clamp-constituency", "scripted:s", tmp_path / "run", limit=3,
-                            loaded_model=ScriptedModel(["(S (NN wrong))", "no tree here", "(S (NN wrong))"]))
+    run, summary = evaluate(EvalSpec(task="clamp-constituency", model="scripted:s", limit=3), tmp_path / "run",
+                            model=ScriptedModel(["(S (NN wrong))", "no tree here", "(S (NN wrong))"]))
     records = read_records(run)
     assert len(records) == 3 and not any(r.passed for r in records)
     assert records[0].violations[0]["rule"] == "copy" and records[1].violations[0]["rule"] == "tree"
@@ -123,8 +123,8 @@ def test_constrained_parses_of_the_bundled_model_are_all_well_formed(tmp_path):
     try:
         for name, options in (("clamp-constituency", {"shots": 1}), ("clamp-dependency", {"shots": 1})):
             task = get_task(name, **options)
-            run, _ = evaluate(task, "smollm2", tmp_path / name, decoding="constrained", limit=1,
-                                    loaded_model=model)
+            run, _ = evaluate(plan_run(EvalSpec(task=task.name, decoding="constrained", limit=1), task),
+                              tmp_path / name, model=model)
             records = read_records(run)
             assert len(records) == 1 and all(r.decoding == "constrained" for r in records)
             assert all(r.passed for r in records), [(r.instance, r.answer[:200]) for r in records]

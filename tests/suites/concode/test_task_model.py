@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.models import load_model
 from corral.tasks import get_task
 
@@ -28,8 +28,8 @@ def smol():
 @pytest.mark.parametrize("output_form", ["json", "yaml", "xml"])
 def test_constrained_samples_are_all_valid_where_every_keyword_is_enforced(smol, tmp_path, output_form):
     task = get_task("concode-gen", output_form=output_form)
-    run, _ = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained",
-                      filters={"enforcement": ["exact"]}, per_group=("root_type", PER_ROOT_TYPE), loaded_model=smol)
+    run, _ = evaluate(plan_run(EvalSpec(task=task.name, decoding="constrained", where={"enforcement": ["exact"]},
+                                        per_group=("root_type", PER_ROOT_TYPE)), task), tmp_path / "run", model=smol)
     records = read_records(run)
     assert len(records) >= 7 and {r.groups["enforcement"] for r in records} == {"exact"}
     assert all(r.decoding == "constrained" for r in records)  # no fallback to free decoding

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.evaluation import CLOSE_LIMIT, SamplingConfig, evaluate, read_records
+from corral.evaluation import CLOSE_LIMIT, EvalSpec, SamplingConfig, evaluate, plan_run, read_records
 from corral.suites.formatbench import TASKS
 from corral.suites.formatbench._grammars import LEFT_TO_CHECKER
 from corral.tasks import get_task
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.model
 
 def test_every_task_decodes_under_its_own_grammar_and_passes_what_it_enforces(tmp_path: Path) -> None:
     task = get_task("formatbench", shots=0)
-    run, summary = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained", per_group=("task", 1),
-                            sampling=SamplingConfig(max_tokens=24))
+    run, summary = evaluate(plan_run(EvalSpec(task=task.name, decoding="constrained", per_group=("task", 1),
+                                              sampling=SamplingConfig(max_tokens=24)), task), tmp_path / "run")
     records = read_records(run)
     assert sorted(record.groups["task"] for record in records) == sorted(TASKS)
     for record in records:

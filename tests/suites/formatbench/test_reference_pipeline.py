@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.models import ScriptedModel
 from corral.suites.formatbench import TASKS, check_format
 from corral.tasks import get_task, select
@@ -29,8 +29,8 @@ def test_the_pipeline_gives_the_reference_verdict_on_the_raw_output(tmp_path: Pa
             [inst] = [inst for inst in instances if prompt.endswith(inst.target["input"] + "\nAnswer:")]
             return outputs[inst.id][k]
 
-        run, _ = evaluate(task, "scripted:s", tmp_path / f"run{k}", per_group=("task", 1),
-                          loaded_model=ScriptedModel(script))
+        run, _ = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", per_group=("task", 1)), task),
+                          tmp_path / f"run{k}", model=ScriptedModel(script))
         records = {record.instance: record for record in read_records(run)}
         for inst in instances:
             record = records[inst.id]
@@ -49,8 +49,8 @@ def test_strict_mode_judges_the_stripped_answer() -> None:
 def test_every_task_has_a_grammar_or_falls_back_with_the_reason(tmp_path: Path) -> None:
     task = get_task("formatbench")
     instances = select(task, per_group=("task", 1))
-    run, _ = evaluate(task, "scripted:s", tmp_path / "run", decoding="constrained", per_group=("task", 1),
-                            loaded_model=ScriptedModel(lambda request, i: "x"))
+    spec = EvalSpec(task=task.name, model="scripted:s", decoding="constrained", per_group=("task", 1))
+    run, _ = evaluate(plan_run(spec, task), tmp_path / "run", model=ScriptedModel(lambda request, i: "x"))
     records = {record.instance: record for record in read_records(run)}
     assert len(records) == len(TASKS) == len(instances)
     for inst in instances:

@@ -94,13 +94,13 @@ def test_check_format_cli(tmp_path):
 
 @pytest.mark.model
 def test_a_real_refinement_run_records_rounds_quality_and_its_stops(tmp_path):
-    from corral.evaluation import SamplingConfig, evaluate
+    from corral.evaluation import EvalSpec, SamplingConfig, evaluate
     from corral.evaluation._records import read_config, read_records
 
     # one instance of each task, answers cut at 64 tokens (full size: two, the task's budgets): three short rounds
-    run, summary = evaluate(get_task("formatbench"), "smollm2", tmp_path / "run", rounds=2,
-                            filters={"task": ["ftime", "mcq"]}, per_group=("task", sized(1, 2)),
-                            sampling=SamplingConfig(max_tokens=sized(64, None)))
+    spec = EvalSpec(task="formatbench", rounds=2, where={"task": ["ftime", "mcq"]}, per_group=("task", sized(1, 2)),
+                    sampling=SamplingConfig(max_tokens=sized(64, None)))
+    run, summary = evaluate(spec, tmp_path / "run")
     config = read_config(run)
     assert config.stop_on_repeat and config.task_options["checker_mode"] == "strict" and config.extract == "whole"
     records = read_records(run)

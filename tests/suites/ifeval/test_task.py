@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.models import ScriptedModel
 from corral.suites.ifeval import KINDS, PromptError, parse_row, read_prompts
 from corral.tasks import get_task, select
@@ -73,7 +73,8 @@ def test_a_run_records_both_modes_and_reports_the_four_accuracies(tmp_path):
     task = get_task("ifeval")
     chosen = select(task, limit=5)
     answers = ["Sure:\n" + "word " * 310, "no commas here at all", "[a]", "x", "Hi, there"]
-    run, summary = evaluate("ifeval", "scripted:s", tmp_path / "run", limit=5, loaded_model=ScriptedModel(answers))
+    run, summary = evaluate(EvalSpec(task="ifeval", model="scripted:s", limit=5), tmp_path / "run",
+                            model=ScriptedModel(answers))
     records = read_records(run)
     assert len(records) == 5 and [r.instance for r in records] == [i.id for i in chosen]
     for record in records:
@@ -117,8 +118,8 @@ def test_constrained_outputs_of_the_bundled_model_pass_what_their_grammar_enforc
     task = get_task("ifeval")
     chosen = [i for i in task.instances() if i.id in {"1019", "1012", "1005", "1075"}]
     task = dataclasses.replace(task, instances=lambda: chosen)
-    run, _ = evaluate(task, "smollm2", tmp_path / "run", decoding="constrained",
-                            sampling=SamplingConfig(max_tokens=128))
+    run, _ = evaluate(plan_run(EvalSpec(task=task.name, decoding="constrained",
+                                        sampling=SamplingConfig(max_tokens=128)), task), tmp_path / "run")
     records = read_records(run)
     assert len(records) == 4 and all(r.decoding == "constrained" for r in records)
     finished = 0
