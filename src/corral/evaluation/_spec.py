@@ -142,9 +142,10 @@ class EvalSpec(_Value):
     @field_validator("task_options", mode="before")
     @classmethod
     def _options_as_text(cls, value: Any) -> Any:
-        """A YAML ``shots: 3`` or ``strict: true`` is the text ``-T`` would give."""
+        """A YAML ``shots: 3``, ``strict: true`` or ``kinds: [a, b]`` is the text ``-T`` would give (``a,b``)."""
         if isinstance(value, dict):
-            return {key: str(v).lower() if isinstance(v, bool) else v for key, v in value.items()}
+            return {key: str(v).lower() if isinstance(v, bool)
+                    else ",".join(map(str, v)) if isinstance(v, list | tuple) else v for key, v in value.items()}
         return value
 
     @model_validator(mode="after")

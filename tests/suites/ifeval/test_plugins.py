@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.evaluation import evaluate, read_records
+from corral.evaluation import EvalSpec, evaluate, read_records
 from corral.grammars import Grammar, accepts
 from corral.models import ScriptedModel
 from corral.suites.ifeval import (
@@ -95,7 +95,8 @@ def test_no_whitespace_grammar_accepts_exactly_the_texts_its_checker_passes(text
 
 def test_a_run_over_the_data_records_the_plugins_verdicts(tmp_path):
     answers = ["Dawn. " * 45, "Mars has 2 moons and 1 volcano and 3 names", "#FreshBread", "ride on", "Blue. P.S. ok"]
-    run, summary = evaluate(_task(), "scripted:s", tmp_path / "run", loaded_model=ScriptedModel(answers))
+    spec = EvalSpec(task="ifeval", task_options={"data": str(PROMPTS), "kinds": [str(EXAMPLE)]}, model="scripted:s")
+    run, summary = evaluate(spec, tmp_path / "run", model=ScriptedModel(answers))
     records = {r.instance: r for r in read_records(run)}
     assert [records[k].passed for k in ("ood-1", "ood-2", "ood-3", "ood-4")] == [True, True, True, False]
     assert records["ood-4"].violations[0]["rule"] == "format:no_whitespace"
