@@ -18,8 +18,7 @@ from corral.suites.ifeval import compile_prompt, read_prompts
 
 PROMPTS = list(read_prompts())
 TRICKY = "[]*<>\"\n ,.'-PpSs"
-_TOKEN = re.compile(r"\\x\{([0-9A-F]+)\}|\[((?:\\x\{[0-9A-F]+\}(?:-\\x\{[0-9A-F]+\})?)+)\]([*+]?)|\(([^()]*)\)|"
-                    r"([A-Za-z0-9])")
+_ATOM = re.compile(r"\\x\{([0-9A-F]+)\}|\[((?:\\x\{[0-9A-F]+\}(?:-\\x\{[0-9A-F]+\})?)+)\]|([A-Za-z0-9])")
 _RANGE = re.compile(r"\\x\{([0-9A-F]+)\}(?:-\\x\{([0-9A-F]+)\})?")
 
 
@@ -31,25 +30,49 @@ def _chars(body: str) -> list[str]:
 
 
 def _draw(pattern: str, rng: random.Random) -> str:
-    """One random text of ``pattern`` (the compiler's subset of regex syntax)."""
-    out, at = [], 0
-    while at < len(pattern):
-        match = _TOKEN.match(pattern, at)
-        assert match, f"unexpected syntax at {pattern[at:at + 30]!r}"
-        at = match.end()
-        code, body, repeat, group, plain = match.groups()
-        if code:
-            out.append(chr(int(code, 16)))
-        elif plain:
-            out.append(plain)
-        elif group is not None:
-            out.append(_draw(rng.choice(group.split("|")), rng))
+    """One random text of ``pattern``: the compiler's subset of regex syntax (``\\x{HEX}`` and alphanumeric
+    literals, classes, groups of alternatives, each optionally followed by ``*``, ``+`` or ``?``)."""
+    text, at = _sequence(pattern, 0, rng)
+    assert at == len(pattern), f"unexpected syntax at {pattern[at:at + 30]!r}"
+    return text
+
+
+def _sequence(pattern: str, at: int, rng: random.Random) -> tuple[str, int]:
+    """The alternatives from ``at`` to the closing parenthesis (or the end): one of them drawn."""
+    options: list[str] = []
+    out: list[str] = []
+    while at < len(pattern) and pattern[at] != ")":
+        if pattern[at] == "|":
+            options.append("".join(out))
+            out, at = [], at + 1
+            continue
+        if pattern[at] == "(":
+            start = at
+            _, at = _sequence(pattern, at + 1, rng)  # parsed once to find where the group ends
+            assert pattern[at] == ")"
+            at += 1
+            body = pattern[start + 1:at - 1]
+            draw = lambda body=body: _sequence(body, 0, rng)[0]  # noqa: E731
         else:
-            chars = _chars(body)
-            tricky = [c for c in chars if c in TRICKY]
-            count = 1 if not repeat else rng.choice([0, 1, 2, 5, 20]) + (repeat == "+")
-            out += [rng.choice(tricky) if tricky and rng.random() < 0.4 else rng.choice(chars) for _ in range(count)]
-    return "".join(out)
+            match = _ATOM.match(pattern, at)
+            assert match, f"unexpected syntax at {pattern[at:at + 30]!r}"
+            at = match.end()
+            code, body, plain = match.groups()
+            if body is None:
+                literal = chr(int(code, 16)) if code else plain
+                draw = lambda literal=literal: literal  # noqa: E731
+            else:
+                chars = _chars(body)
+                tricky = [c for c in chars if c in TRICKY]
+                draw = lambda chars=chars, tricky=tricky: (  # noqa: E731
+                    rng.choice(tricky) if tricky and rng.random() < 0.4 else rng.choice(chars))
+        repeat = pattern[at] if at < len(pattern) and pattern[at] in "*+?" else ""
+        at += bool(repeat)
+        count = {"": 1, "?": rng.choice([0, 1]), "*": rng.choice([0, 1, 2, 5, 20]),
+                 "+": 1 + rng.choice([0, 1, 2, 5, 20])}[repeat]
+        out += [draw() for _ in range(count)]
+    options.append("".join(out))
+    return rng.choice(options), at
 
 
 def _passes(instruction, text: str) -> bool:
@@ -81,7 +104,7 @@ def test_every_drawn_text_passes_what_its_grammar_enforces(chunk: int) -> None:
 
 def test_most_prompts_have_a_grammar_and_each_left_instruction_says_why() -> None:
     compiled = [compile_prompt(prompt.instructions) for prompt in PROMPTS]
-    assert sum(c.pattern is not None for c in compiled) >= 340
+    assert sum(c.pattern is not None for c in compiled) >= 385
     assert sum(c.json for c in compiled) == 17
     assert all(reason for c in compiled for _, reason in c.left)
 
@@ -108,3 +131,29 @@ def test_a_text_the_grammar_refuses_is_one_the_checker_fails() -> None:
     assert accepts(grammar, "all good here. any other questions?")
     assert not accepts(grammar, "All good here. any other questions?")  # a capital
     assert not accepts(grammar, "all good here. any other questions? ok")  # something after the phrase
+
+
+def test_bullets_sections_and_paragraphs_are_counted_exactly_by_the_grammar() -> None:
+    from corral.suites.ifeval import Instruction
+
+    bullets = Instruction.parse("detectable_format:number_bullet_lists", {"num_bullets": 2})
+    grammar = Grammar.regex(compile_prompt((bullets,)).pattern or "")
+    assert accepts(grammar, "Two points:\n* one\n* two\nThat is all.")
+    assert not accepts(grammar, "Two points:\n* one\n* two\n- three")  # a third bullet
+    assert not accepts(grammar, "Two points:\n* one\n* two\n  * three")  # an indented one counts too
+    assert not accepts(grammar, "- one\n* two\n* three")  # a bullet at the very start
+    assert not accepts(grammar, "Two points:\n* one")
+    sections = Instruction.parse("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": 2})
+    grammar = Grammar.regex(compile_prompt((sections,)).pattern or "")
+    assert accepts(grammar, "Plan\nDay 1\nrest\nDay 2\nwalk")
+    assert not accepts(grammar, "Plan\nDay 1\nrest")
+    paragraphs = Instruction.parse("length_constraints:number_paragraphs", {"num_paragraphs": 3})
+    grammar = Grammar.regex(compile_prompt((paragraphs,)).pattern or "")
+    assert accepts(grammar, "One.\n***\nTwo.\n***\nThree.")
+    assert not accepts(grammar, "One.\n***\nTwo.")
+    assert not accepts(grammar, "One.\n***\n***\nThree.")  # an empty paragraph
+    assert not accepts(grammar, "One.\n***\nTwo.\n***\nThree.\n***\nFour.")
+    # a piece that could begin a line with a bullet's mark leaves the bullets to the checker
+    keyword = Instruction.parse("keywords:existence", {"keywords": ["-minus"]})
+    assert dict(compile_prompt((keyword, bullets)).left)["detectable_format:number_bullet_lists"].startswith(
+        "another instruction's piece")

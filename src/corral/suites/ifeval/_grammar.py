@@ -4,7 +4,8 @@ Why one regular expression: most of IFEval's decidable instructions are about th
 they compose as a shape: an alphabet (no comma; no capital letter; no lowercase letter), a fixed start (the request
 repeated; an opening quotation mark), a fixed end (the end phrase; a closing quotation mark) and pieces that must
 appear in order between stretches of free text (a <<title>>, one of the fixed answers, the keywords, n
-[placeholders], n *highlights*, the postscript). A prompt's grammar is
+[placeholders], n *highlights*, n section markers, n - 1 *** dividers, n bullets, the postscript). A prompt's
+grammar is
 
     START  TEXT*  (PIECE TEXT*)*  END        where TEXT is the alphabet's characters
 
@@ -12,8 +13,8 @@ and every text it accepts passes the checker of every instruction it enforces (`
 test_grammar.py`` draws texts from each of the 540 prompts' grammars and checks them). A kind that forbids characters
 (``Kind.forbids``: no comma; a plug-in's own) is enforced by leaving them out of the alphabet. The alphabet is printable
 ASCII and the line break: a subset of what passes, so a character the checkers would judge differently (a capital
-outside ASCII) never reaches them. What cannot be enforced this way (counts of words, sentences, paragraphs or
-letters, forbidden words, sections, bullets, two responses, the language) and an instruction whose literal text
+outside ASCII) never reaches them. What cannot be enforced this way (counts of words, sentences or letters,
+forbidden words, two responses, the language) and an instruction whose literal text
 the alphabet refuses (a keyword with a comma beside "no commas") are left to the checker, and the grammar says
 which (``PromptGrammar.left``). ``detectable_format:json_format`` gives a JSON grammar of its own (``json``: the task
 asks for a JSON object), the prompt's other instructions then left to the checker.
@@ -21,6 +22,7 @@ asks for a JSON object), the prompt's other instructions then left to the checke
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -51,6 +53,7 @@ class _Shape:
     start: str | None = None
     end: str | None = None
     pieces: list[str] = field(default_factory=list)  # regex pieces, in order
+    lines: bool = False  # free text never begins a line with a bullet's mark (exact bullet counts)
     last: list[str] = field(default_factory=list)  # pieces that go after all others (the postscript)
     enforced: list[str] = field(default_factory=list)
     left: list[tuple[str, str]] = field(default_factory=list)
@@ -194,6 +197,82 @@ def _postscript(shape: _Shape, instruction: Instruction) -> str | None:
     return None
 
 
+def _sections(shape: _Shape, instruction: Instruction) -> str | None:
+    """``n`` lines ``WORD 1`` ... ``WORD n``: IFEval counts matches of ``\\s?WORD\\s?\\d+\\s?`` (case as
+    written), at least ``n``. A match before a marker can take at most the newline in front of it, never the word,
+    so each marker is counted whatever free text surrounds it (a word that begins with a letter)."""
+    word = instruction.args["section_spliter"].strip()
+    if not word[:1].isalpha() or shape.cased(word) != word or not shape.fits(f"\n{word} 0123456789"):
+        return "the section word holds characters (or a case) the other instructions forbid"
+    shape.pieces.extend(_literal(f"\n{word} {n}\n") for n in range(1, instruction.args["num_sections"] + 1))
+    return None
+
+
+def _paragraphs(shape: _Shape, instruction: Instruction) -> str | None:
+    """``n`` paragraphs: ``n - 1`` dividers ``\\n***\\n``, each with a character that is not a space on either
+    side (no paragraph is empty), and no asterisk anywhere else (so no other ``***``; ``_REMOVES``)."""
+    solid = shape.alphabet - {" ", "\n"}
+    if not solid or "\n" not in shape.alphabet:
+        return "no character is left to write a paragraph with"
+    want = instruction.args["num_paragraphs"]
+    if want == 0:
+        return "zero paragraphs: only an empty response, which IFEval fails"
+    divider = f"{_class(solid)}{_literal(chr(10) + '***' + chr(10))}{_class(solid)}"
+    shape.pieces.extend([divider] * (want - 1) if want > 1 else [_class(solid)])
+    return None
+
+
+_BULLET_MARKS = frozenset("*- \n")
+"""What may not begin a line of free text when bullets are counted exactly: IFEval's bullets are the lines that
+match ``^\\s*\\*[^\\*]`` or ``^\\s*-`` (a space or an empty line first included)."""
+
+
+def _bullets(shape: _Shape, instruction: Instruction) -> str | None:
+    """Exactly ``n`` lines that begin ``* ``, and no other line (free text, the request repeated, a keyword at the
+    start of a line, the ending) that begins with ``*``, ``-`` or a space. Built last, over every other piece, so
+    that it can refuse a prompt whose other pieces could start such a line."""
+    if "*" not in shape.alphabet or "\n" not in shape.alphabet or " " not in shape.alphabet:
+        return "the bullet's characters are forbidden by another instruction"
+    for text in (shape.start, shape.end):
+        if text is not None and re.search(r"(?m)^[\s*-]", text):
+            return "the request or the ending holds a line a bullet's mark begins"
+    if not all(_safe_at_line_start(piece) for piece in shape.pieces + shape.last):
+        return "another instruction's piece could begin a line with a bullet's mark"
+    shape.lines = True
+    shape.pieces.extend([_literal("\n* ")] * instruction.args["num_bullets"])
+    return None
+
+
+def _safe_at_line_start(piece: str) -> bool:
+    """Whether ``piece`` (the compiler's regex) can never put a bullet's mark at the start of a line: each line it
+    begins (its start, after each newline) begins with a literal other than the marks, and nothing else in it is a
+    newline. A paragraph divider (a class after its newline) is refused, as is anything not seen here."""
+    if piece.startswith("(") and piece.endswith(")"):  # fixed answers: a group of literals
+        return all(_safe_at_line_start(option) for option in piece[1:-1].split("|"))
+    starts = [0] + [match.end() for match in re.finditer(r"\\x\{A\}", piece)]
+    for at in starts:
+        if at == len(piece):
+            continue  # ends with a newline: the free text after it is line-aware
+        match = re.match(r"\\x\{([0-9A-F]+)\}|([A-Za-z0-9])|\[([^\]]*)\]", piece[at:])
+        if match is None:
+            return False
+        code, plain, body = match.groups()
+        chars = {chr(int(code, 16))} if code else {plain} if plain else _class_chars(body)
+        if chars == {"\n"}:
+            continue  # an empty line: the line after it is looked at next
+        if chars & _BULLET_MARKS:
+            return False
+    return True
+
+
+def _class_chars(body: str) -> set[str]:
+    """The characters of a class ``_class`` wrote (its body between the brackets)."""
+    chars: set[str] = set()
+    for start, end in re.findall(r"\\x\{([0-9A-F]+)\}(?:-\\x\{([0-9A-F]+)\})?", body):
+        chars.update(chr(c) for c in range(int(start, 16), int(end or start, 16) + 1))
+    return chars
+
+
 _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "change_case:english_lowercase": _case("lower"),
     "change_case:english_capital": _case("upper"),
@@ -206,6 +285,9 @@ _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "detectable_content:number_placeholders": _placeholders,
     "detectable_format:number_highlighted_sections": _highlights,
     "detectable_content:postscript": _postscript,
+    "detectable_format:multiple_sections": _sections,
+    "length_constraints:number_paragraphs": _paragraphs,
+    "detectable_format:number_bullet_lists": _bullets,
 }
 """The kinds a prompt's regular expression enforces; the alphabet's kinds first (``_ORDER``), so that the others'
 literal text is checked against the final alphabet."""
@@ -222,6 +304,7 @@ def _rank(instruction: Instruction) -> int:
 
 _REMOVES: dict[str, set[str]] = {
     "detectable_format:number_highlighted_sections": {"*"},
+    "length_constraints:number_paragraphs": {"*"},
 }
 """Characters a grammar leaves out of the whole text for a kind that does not forbid them itself (``Kind.forbids``
 are left out too), before any piece is built. A stray asterisk beside a highlight
@@ -234,14 +317,26 @@ IFEval's ``\\[.*?\\]``), so brackets stay."""
 
 
 def _pattern(shape: _Shape) -> str:
-    free = f"{_class(shape.alphabet)}*" if shape.alphabet else ""
     parts = [_literal(shape.start)] if shape.start else []
-    parts.append(free)
+    parts.append(_free(shape, line_start=not shape.start))
     for piece in shape.pieces + shape.last:
-        parts += [piece, free]
+        parts += [piece, _free(shape, line_start=piece.endswith(_literal("\n")))]
     if shape.end:
         parts.append(_literal(shape.end))
     return "".join(parts)
+
+
+def _free(shape: _Shape, line_start: bool) -> str:
+    """Free text over the alphabet; when bullets are counted (``shape.lines``), no line of it begins with a
+    bullet's mark: ``REST* (\\n LINE)*`` mid-line, ``LINE (\\n LINE)*`` at a line's start, where a LINE is empty
+    or begins with a character other than ``*``, ``-``, a space or a newline."""
+    if not shape.alphabet:
+        return ""
+    if not shape.lines:
+        return f"{_class(shape.alphabet)}*"
+    rest, first = shape.alphabet - {"\n"}, shape.alphabet - _BULLET_MARKS
+    line = f"({_class(first)}{_class(rest)}*)?" if first else ""
+    return f"{line if line_start else _class(rest) + '*'}({_literal(chr(10))}{line})*"
 
 
 def _literal(text: str) -> str:
