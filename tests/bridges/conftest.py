@@ -84,17 +84,16 @@ def local_model() -> Iterator[Model]:
 @pytest.fixture(scope="package")
 def reference(local_model: Model, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Reference]:
     """``corral eval`` of each selection on the local bundled model, greedy, ``MAX_TOKENS`` tokens."""
-    from corral.bridges._select import parse_limit
-
     made = {}
     for selection in SELECTIONS:
-        count, per_group = parse_limit(selection.limit)
+        group, _, number = str(selection.limit).rpartition("=")  # as corral eval --limit reads N or GROUP=N
+        count, per_group = (None, (group, int(number))) if group else (int(number), None)
         task = get_task(selection.task, **selection.options)
         run, summary = evaluate(task, out=tmp_path_factory.mktemp(selection.task), filters=selection.where,
                                 limit=count, per_group=per_group, sampling=SamplingConfig(max_tokens=MAX_TOKENS),
                                 loaded_model=local_model)
         assert summary["complete"]
         records = sorted(read_records(run), key=lambda r: r.instance)
-        made[selection.key] = Reference({r.instance: r.output for r in records}, {r.instance: r.passed for r in records},
-                                        {r.instance: r.score for r in records})
+        made[selection.key] = Reference({r.instance: r.output for r in records},
+                                        {r.instance: r.passed for r in records}, {r.instance: r.score for r in records})
     return made

@@ -4,7 +4,6 @@ shows). Outputs and verdicts are held against Corral's own run of the same insta
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 

@@ -50,7 +50,8 @@ score in [0, 1]); lm-eval averages both over the task."""
 
 
 def task_name(task: Task) -> str:
-    """The lm-eval name of a Corral task: ``corral_`` and the name, other characters as ``_`` (``corral_concode_gen``)."""
+    """The lm-eval name of a Corral task: ``corral_`` and the name, other characters as ``_``
+    (``corral_concode_gen``)."""
     return "corral_" + re.sub(r"[^A-Za-z0-9_]", "_", task.name)
 
 

@@ -143,10 +143,11 @@ def completion_text(completion: Any) -> str:
         if isinstance(content, str):
             return content
         if isinstance(content, Sequence):
-            return "".join(str(part.get("text", "")) if isinstance(part, Mapping) else str(getattr(part, "text", ""))
+            return "".join(str(part.get("text", "") if isinstance(part, Mapping) else getattr(part, "text", ""))
                            for part in content)
         return ""
     return str(completion or "")
 
 
-__all__ = ["JUDGED_CACHE", "MIN_PASS", "checker_rubric", "completion_text", "load_environment", "rows", "task_parts", "task_specs"]
+__all__ = ["JUDGED_CACHE", "MIN_PASS", "checker_rubric", "completion_text", "load_environment", "rows", "task_parts",
+           "task_specs"]
