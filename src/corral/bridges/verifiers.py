@@ -119,6 +119,7 @@ def load_environment(task: str | Sequence[TaskSpec | Mapping[str, Any]] = "colli
         reward: ``binary``, ``graded`` or ``gated`` (``corral.training.reward_value``).
         quality_metric: which quality metric gates a ``gated`` reward (default: the task's first).
         max_tokens: the completion budget sent with every request (default: the largest instance budget of the mix).
+            The task's stop strings go along when every task of the mix has the same ones.
         **kwargs: passed to ``vf.SingleTurnEnv`` (``sampling_args``, ``max_workers``, ...).
     """
     count, per_group = parse_limit(limit)
@@ -127,7 +128,11 @@ def load_environment(task: str | Sequence[TaskSpec | Mapping[str, Any]] = "colli
     parts = task_parts(task_specs(task, options=options, where=where, limit=count, reward=reward,
                                   quality_metric=quality_metric, max_tokens=max_tokens))
     budget = max_tokens or max(part.max_tokens(inst) for part in parts for inst in part.train)
-    sampling = {"max_tokens": budget, **dict(kwargs.pop("sampling_args", None) or {})}
+    sampling: dict[str, Any] = {"max_tokens": budget}
+    stops = {part.task.stop for part in parts}
+    if len(stops) == 1 and next(iter(stops)):  # the tasks' own stop strings, when the whole mix shares them (a
+        sampling["stop"] = list(next(iter(stops)))  # mix's reward cuts each output at its own task's anyway)
+    sampling |= dict(kwargs.pop("sampling_args", None) or {})
     return vf.SingleTurnEnv(dataset=rows(parts), rubric=checker_rubric(CheckerReward(parts)), sampling_args=sampling,
                             pass_threshold=MIN_PASS, **kwargs)
 
