@@ -12,9 +12,9 @@ from typing import Any
 
 from corral.tasks import Task, TaskInstance, get_task, select
 
-Where = Mapping[str, str | Sequence[str]] | str | None
+Where = Mapping[str, str | Sequence[str]] | str | Sequence[str] | None
 """Instance filters: ``{"structure": ["word01", "sent01"]}``, a single value for a key, or the command line's
-``"structure=word01,sent01;source=wiki"``."""
+``"structure=word01,sent01;source=wiki"`` (also split at its commas, as ``inspect eval -T`` splits a value)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ def parse_where(where: Where) -> dict[str, list[str]]:
     """``where`` as ``select`` takes it: every value a list of strings."""
     if where is None or where == "":
         return {}
+    if not isinstance(where, str | Mapping):
+        where = ",".join(str(part) for part in where)
     if isinstance(where, str):
         pairs = [part for part in where.split(";") if part.strip()]
         parsed: dict[str, list[str]] = {}
