@@ -24,13 +24,6 @@ class Selection:
     task: Task
     instances: tuple[TaskInstance, ...]
 
-    def instance(self, instance_id: str) -> TaskInstance:
-        """The chosen instance ``instance_id``; a KeyError names the task when it is not among them."""
-        for inst in self.instances:
-            if inst.id == instance_id:
-                return inst
-        raise KeyError(f"task {self.task.name!r} has no selected instance {instance_id!r}")
-
 
 def parse_where(where: Where) -> dict[str, list[str]]:
     """``where`` as ``select`` takes it: every value a list of strings."""

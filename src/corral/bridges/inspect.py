@@ -12,8 +12,9 @@ Corral's run would record for that output::
 ``corral/corral_task`` is found through the ``inspect_ai`` entry point Corral's package declares (installed with
 the ``inspect`` extra: ``pip install 'corral[inspect]'``). A JSON-Schema task (``concode-gen``) can have its schema
 enforced by the server: ``structured="response_schema"`` sends it as inspect's ``ResponseSchema`` (OpenAI's
-``response_format`` json_schema: OpenAI, vLLM), ``structured="llamacpp"`` as llama-cpp-python's ``response_format``
-``{type: json_object, schema}`` in the request body (its server answers 500 to OpenAI's form).
+``response_format`` json_schema: OpenAI, vLLM; inspect's ``JSONSchema`` keeps a subset of the keywords, no
+``$ref``), ``structured="llamacpp"`` sends it whole as llama-cpp-python's ``response_format`` ``{type: json_object,
+schema}`` in the request body (its server answers 500 to OpenAI's form). The checker decides either way.
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ def corral_checker(task: str, options: Mapping[str, Any] | None = None, value: S
 
     The ``Score`` carries CORRECT/INCORRECT (or, with ``value="score"``, the verdict's graded score), the checked
     answer, the violations' messages as the explanation, and as metadata the verdict (passed, score, undecided,
-    violations) and the task's quality metrics. The task is rebuilt from ``task`` and ``options`` (so ``inspect
-    score`` can re-score a log) and the instance found by the sample's ``corral_instance`` metadata.
+    violations) and the task's quality metrics. The task is rebuilt from ``task`` and ``options`` (plain values, as
+    inspect records a scorer's arguments) and the instance found by the sample's ``corral_instance`` metadata.
     """
     if value not in ("passed", "score"):
         raise ValueError(f"value must be 'passed' or 'score', not {value!r}")
@@ -131,7 +132,8 @@ def corral_checker(task: str, options: Mapping[str, Any] | None = None, value: S
         instance = _instance(task, options or {}, built, str(state.metadata[INSTANCE_KEY]))
         judged = built.judge(instance, state.output.completion)
         verdict = judged.verdict
-        messages = [violation.message for violation in verdict.violations]
+        messages = [violation.message for violation in verdict.violations] or (
+            [f"undecided: {verdict.undecided}"] if verdict.undecided else [])
         return Score(
             value=(CORRECT if verdict.passed else INCORRECT) if value == "passed" else float(verdict.score),
             answer=judged.answer,
