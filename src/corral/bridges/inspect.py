@@ -168,6 +168,8 @@ def corral_task(task: str = "collie", where: Where = None, limit: int | str | No
     """
     chosen = choose(task, options, where, limit)
     built = chosen.task
+    known = _INDEXES.setdefault(options_key(task, options), {})  # the scorer finds these without a second listing
+    known.update({inst.id: inst for inst in chosen.instances})
     dataset = MemoryDataset([sample(built, inst, max_tokens=max_tokens, structured=structured)
                              for inst in chosen.instances], name=built.name)
     return InspectTask(
@@ -181,14 +183,16 @@ def corral_task(task: str = "collie", where: Where = None, limit: int | str | No
 
 
 _INDEXES: dict[str, dict[str, TaskInstance]] = {}
+"""Instances by id, per task and options: those ``corral_task`` chose, then (for a sample of a log made elsewhere)
+the task's whole listing."""
 
 
 def _instance(name: str, options: Mapping[str, Any], built: Task, instance_id: str) -> TaskInstance:
-    key = options_key(name, options)
-    if key not in _INDEXES:
-        _INDEXES[key] = {inst.id: inst for inst in built.instances()}
+    known = _INDEXES.setdefault(options_key(name, options), {})
+    if instance_id not in known:
+        known.update({inst.id: inst for inst in built.instances()})
     try:
-        return _INDEXES[key][instance_id]
+        return known[instance_id]
     except KeyError:
         raise KeyError(f"task {name!r} has no instance {instance_id!r}") from None
 
