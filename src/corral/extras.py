@@ -17,6 +17,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "train": ("trl", "peft", "datasets"),
     "server": ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"),
+    "inspect": ("inspect_ai",),
+    "lm-eval": ("lm_eval",),
+    "verifiers": ("verifiers", "datasets"),
 }
 """Each extra and the modules it installs (``pip install 'corral[hf]'``); ``all`` is every one of them."""
 
