@@ -25,9 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from corral.evaluation import SamplingConfig, evaluate, read_records
+from corral.evaluation import EvalSpec, SamplingConfig, evaluate, read_records
 from corral.models import Model, backend_environment, bundled_gguf, cpu_model, load_model
-from corral.tasks import get_task
 
 PLAIN_GREEDY = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}
 """llama-cpp-python's server defaults (repeat_penalty 1.1, top_k 40, min_p 0.05) off, as Corral's local backend."""
@@ -45,11 +44,11 @@ def selections(per_group: int) -> list[dict[str, Any]]:
 
 
 def via_runner(sel: dict[str, Any], model: Model, max_tokens: int, tmp: Path) -> Outcome:
-    task = get_task(sel["task"], **sel["options"])
     got: Outcome = {}
     for i, (where, count) in enumerate(sel["parts"]):
-        run, _ = evaluate(task, out=tmp / f"runner-{sel['task']}-{i}", filters=where, limit=count,
-                          sampling=SamplingConfig(max_tokens=max_tokens), loaded_model=model)
+        spec = EvalSpec(task=sel["task"], task_options=sel["options"], where=where, limit=count,
+                        sampling=SamplingConfig(max_tokens=max_tokens))
+        run, _ = evaluate(spec, tmp / f"runner-{sel['task']}-{i}", model=model)
         got |= {r.instance: (r.output, r.passed) for r in read_records(run)}
     return got
 

@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from corral.evaluation import SamplingConfig, evaluate, read_records
+from corral.evaluation import EvalSpec, SamplingConfig, evaluate, read_records
 from corral.models import Model, load_model
-from corral.tasks import get_task
 
 from ..models._servers import LlamaServer
 from ..models.test_openai_backend import have_llama_server, smollm2_gguf
@@ -88,10 +87,9 @@ def reference(local_model: Model, tmp_path_factory: pytest.TempPathFactory) -> d
     for selection in SELECTIONS:
         group, _, number = str(selection.limit).rpartition("=")  # as corral eval --limit reads N or GROUP=N
         count, per_group = (None, (group, int(number))) if group else (int(number), None)
-        task = get_task(selection.task, **selection.options)
-        run, summary = evaluate(task, out=tmp_path_factory.mktemp(selection.task), filters=selection.where,
-                                limit=count, per_group=per_group, sampling=SamplingConfig(max_tokens=MAX_TOKENS),
-                                loaded_model=local_model)
+        spec = EvalSpec(task=selection.task, task_options=selection.options, where=selection.where, limit=count,
+                        per_group=per_group, sampling=SamplingConfig(max_tokens=MAX_TOKENS))
+        run, summary = evaluate(spec, tmp_path_factory.mktemp(selection.task), model=local_model)
         assert summary["complete"]
         records = sorted(read_records(run), key=lambda r: r.instance)
         made[selection.key] = Reference({r.instance: r.output for r in records},
