@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.training import CheckerReward, TaskSpec, TrainConfig, build_mix, quality_value, reward_value
+from corral.tasks import get_task
+from corral.training import CheckerReward, TaskPart, TaskSpec, TrainConfig, build_mix, quality_value, reward_value
 from corral.verdicts import Verdict
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
@@ -121,3 +122,24 @@ def test_an_output_is_judged_within_its_task_budget_and_before_its_stop_string(m
 def test_the_dataset_must_carry_the_routing_columns(mix):
     with pytest.raises(ValueError, match="task_key"):
         CheckerReward(mix)(prompts=["p"], completions=["c"])
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("binary", [1.0, -1.0, -1.0]), ("graded", [1.0, 0.0, -1.0])])
+def test_ifeval_rewards_are_its_checker_per_prompt_or_by_instruction_share(mode, expected):
+    """IFEval as a reward (issue 47): binary is the prompt-level strict pass, graded the share of the prompt's
+    instructions followed, read from the same verdict evaluation records."""
+    from corral.suites.ifeval import Instruction, Prompt
+
+    task = get_task("ifeval")
+    no_comma = Instruction.parse("punctuation:no_comma", {})
+    lower = Instruction.parse("change_case:english_lowercase", {})
+    prompt = Prompt("two", "Say hello.", (no_comma, lower))
+    instance = replace(next(iter(task.instances())), id="two", prompt=prompt.prompt, target=prompt)
+    spec = TaskSpec(task="ifeval", reward=mode)
+    reward = CheckerReward([TaskPart(spec, task, (instance,), ())])
+    texts = ["hello there friend", "hello, there friend", "Hello, there friend"]  # both, one, none followed
+    got = [reward.judge(spec.key, "two", text).reward for text in texts]
+    assert got == pytest.approx(expected)
+    for text, judgement in zip(texts, [reward.judge(spec.key, "two", t) for t in texts], strict=True):
+        verdict = task.verdict(instance, text)
+        assert judgement.passed == verdict.passed and judgement.score == pytest.approx(verdict.score)
