@@ -37,7 +37,7 @@ import ctypes
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -47,7 +47,22 @@ from ._protocol import Completion, Request
 from ._threads import PACE_TOKENS
 
 if TYPE_CHECKING:
-    from ._llamacpp import LlamaCppModel
+    from corral.decoding import MatcherFactory
+
+
+class SmcHost(Protocol):
+    """What SMC uses of the model that runs it (``LlamaCppModel``), named here so that this module need not import
+    the model's (which imports this one): its llama.cpp handle, its mask factory, its pacing between tokens, and
+    the SMC context it keeps (one KV stream per particle)."""
+
+    _llama: Any
+
+    @property
+    def masks(self) -> MatcherFactory: ...
+
+    def _pace(self) -> None: ...
+
+    def _smc_context(self, particles: int, cells: int) -> SmcContext: ...
 
 PAD = 256  # each particle's KV stream holds the prompt and max_tokens, rounded up to this many cells
 
@@ -199,7 +214,7 @@ def _logsumexp(values: np.ndarray) -> float:
     return top + math.log(float(np.exp(values - top).sum()))
 
 
-def smc_sample(model: LlamaCppModel, request: Request, prompt: list[int], steps: int, index: int,
+def smc_sample(model: SmcHost, request: Request, prompt: list[int], steps: int, index: int,
                started: float) -> Completion:
     """Sample ``index`` of ``request`` by SMC with ``request.sampling.particles`` particles (see the module)."""
     import llama_cpp
