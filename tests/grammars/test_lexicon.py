@@ -1,6 +1,6 @@
 """The lexical model the constraint compiler relies on agrees with the profiles themselves.
 
-Texts are drawn from the model (``corral.grammars._lexicon``): chunks of openers, words, glue, suffixes and
+Texts are drawn from the model (``corral.grammars.constraint._lexicon``): chunks of openers, words, glue, suffixes and
 closers, sentences ending in a mark. The model says which words and how many sentences each text has; the
 profile's own ``split`` must say the same, and the compiled shape must accept the text.
 """
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from corral.constraints import TEXT, Constraint, Count, Rel
 from corral.grammars import Grammar, accepts, compile_constraint
 from corral.grammars import _regex as R
-from corral.grammars._lexicon import LEXICONS, Lexicon, Token, lexicon
-from corral.grammars._terms import _profile
-from corral.grammars._words import Terminals, Words
+from corral.grammars.constraint._lexicon import LEXICONS, Lexicon, Token, lexicon
+from corral.grammars.constraint._terms import _profile
+from corral.grammars.constraint._words import Terminals, Words
 from corral.text import Level, get_profile
 
 PROFILES = sorted(LEXICONS)
