@@ -31,7 +31,7 @@ from ._protocol import (
     score_texts,
 )
 from ._scripted import ScriptedModel, scripted_tokens
-from ._threads import THREADS_VARIABLE, default_threads, thread_policy
+from ._threads import THREADS_VARIABLE, default_threads, thread_policy, usable_cpus
 
 __all__ = [
     "MAX_PARTICLES",
@@ -69,4 +69,5 @@ __all__ = [
     "score_texts",
     "scripted_tokens",
     "thread_policy",
+    "usable_cpus",
 ]

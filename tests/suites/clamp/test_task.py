@@ -15,7 +15,7 @@ from corral.metrics import read_indexed, read_tree, read_triples
 from corral.models import ScriptedModel, load_model
 from corral.suites.clamp import coverage
 from corral.suites.clamp._data import ParseExample, load
-from corral.suites.clamp._task import (
+from corral.suites.clamp._syntax_task import (
     check_dependency,
     check_tree,
     dependency_grammar,
