@@ -160,7 +160,7 @@ def test_training_readme_figures_are_comparison_json_figures() -> None:
 
 
 def test_training_rows_with_outputs_are_recomputed_from_them() -> None:
-    from corral.training._compare import recompute_row
+    from corral.training import recompute_row
 
     for row in _comparison():
         if "outputs" in row:

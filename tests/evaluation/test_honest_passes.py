@@ -8,8 +8,16 @@ from typing import Any
 
 import pytest
 
-from corral.evaluation import EvalSpec, RunError, RunPlan, evaluate, plan_run, read_records, summarize
-from corral.evaluation._fingerprint import grammar_fingerprint
+from corral.evaluation import (
+    EvalSpec,
+    RunError,
+    RunPlan,
+    evaluate,
+    grammar_fingerprint,
+    plan_run,
+    read_records,
+    summarize,
+)
 from corral.models import ScriptedModel
 from corral.tasks import Task
 

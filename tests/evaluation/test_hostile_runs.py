@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.evaluation import EvalSpec, RunError, evaluate, plan_run, read_records
-from corral.evaluation._lock import LOCK_FILE, run_lock
+from corral.evaluation import LOCK_FILE, EvalSpec, RunError, evaluate, plan_run, read_records, run_lock
 from corral.jsonl import atomic_write, dumps
 from corral.models import Completion, ScriptedModel
 from corral.text import scrub

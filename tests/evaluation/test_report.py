@@ -10,8 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from corral.cli._report import find_runs, register
-from corral.evaluation._records import RunConfig, RunError, SampleRecord
-from corral.evaluation._report import write_report
+from corral.evaluation import RunConfig, RunError, SampleRecord, write_report
 
 from .test_metrics import CONFIG, NEWS1, WIKI1, WIKI2, record, run_records
 

@@ -14,8 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.grammars import NotExpressible, compile_schema, enforcement, sample
-from corral.grammars._sample import random_walk
+from corral.grammars import NotExpressible, compile_schema, enforcement, random_walk, sample
 from corral.schema import SampleError, is_valid
 from corral.schema._parse import parse_sample
 

@@ -18,9 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.models import REINSTALL, X86_VARIANTS, CpuMismatch, Variant, inspect_build
+from corral.models import REINSTALL, X86_VARIANTS, CpuMismatch, Variant, choose_variant, inspect_build, variant_files
 from corral.models import _llamacpp_cpu as cpu
-from corral.models._llamacpp_cpu import choose_variant, variant_files
 
 HASWELL_FLAGS = frozenset(("fpu", "sse", "sse2", "ssse3", "sse4_1", *X86_VARIANTS["haswell"]))
 PORTABLE = bool(variant_files(cpu.lib_dir())) if cpu.importlib.util.find_spec("llama_cpp") else False

@@ -32,11 +32,15 @@ from ._nodes import (
     to_text,
 )
 from ._parse import ConstraintSyntaxError, parse
+from ._pattern import MAX_PATTERN_CHARS, MAX_PATTERN_SIZE, PatternTooLarge, bound_pattern
 from ._render import render
+from ._strings import encode_string
 from ._verdict import check
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "MAX_PATTERN_CHARS",
+    "MAX_PATTERN_SIZE",
     "TEXT",
     "UNIT",
     "And",
@@ -56,6 +60,7 @@ __all__ = [
     "Meter",
     "Not",
     "Or",
+    "PatternTooLarge",
     "Phrasing",
     "Pos",
     "Quantifier",
@@ -65,7 +70,9 @@ __all__ = [
     "Selector",
     "TextRef",
     "UnitRef",
+    "bound_pattern",
     "check",
+    "encode_string",
     "enforce",
     "from_json",
     "get_kind",

@@ -3,7 +3,8 @@ resumable run directories, the shared response cache, metrics (success, pass@k, 
 
 from ._cache import ResponseCache, default_cache_path
 from ._fingerprint import grammar_fingerprint
-from ._metrics import pass_at_k, summarize
+from ._lock import LOCK_FILE, run_lock
+from ._metrics import aggregate_quality, pass_at_k, summarize
 from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, read_config, read_records
 from ._rejudge import rejudge
 from ._report import write_report
@@ -39,6 +40,7 @@ __all__ = [
     "CLOSE_LIMIT",
     "CONFIG_FILE",
     "CONSTRAINED_REPEAT_LIMIT",
+    "LOCK_FILE",
     "MAX_INSTANCES",
     "MAX_ROUNDS",
     "MAX_SAMPLES",
@@ -56,6 +58,7 @@ __all__ = [
     "SamplingConfig",
     "SmcStrategy",
     "SpecError",
+    "aggregate_quality",
     "default_cache_path",
     "default_repeat_limit",
     "default_run_dir",
@@ -70,6 +73,7 @@ __all__ = [
     "read_runtimes",
     "read_spec_file",
     "rejudge",
+    "run_lock",
     "summarize",
     "write_report",
 ]

@@ -23,11 +23,12 @@ from ._grammar import (
     engine_limits,
 )
 from ._regex import lit
-from ._sample import accepts, sample, witness
+from ._sample import EOS, accepts, random_walk, sample, witness
 from .constraint import Limits, compile_constraint
 from .schema import Enforcement, compile_schema, enforcement
 
 __all__ = [
+    "EOS",
     "MAX_COPY_TOKENS",
     "MAX_GRAMMAR_CHARS",
     "Enforcement",
@@ -45,6 +46,7 @@ __all__ = [
     "enforcement",
     "engine_limits",
     "lit",
+    "random_walk",
     "sample",
     "shortest_completion",
     "witness",

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from corral.grammars import accepts, sample
 from corral.sql import exact_set_match, schema_names_only
-from corral.suites.clamp import spider_questions, spider_schemas, sql_grammar
-from corral.suites.clamp._sql_grammar import LIST_LIMITS, name_rule
+from corral.suites.clamp import LIST_LIMITS, name_rule, spider_questions, spider_schemas, sql_grammar
 
 SCHEMA = spider_schemas()["concert_singer"]
 TABLES = {name.lower() for name in SCHEMA.tables}

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import corral.suites.formatbench._agent as agent
-from corral.suites.formatbench import InstanceError, check_format, get_checker
-from corral.suites.formatbench._instances import load_instances, validate_row
+from corral.suites.formatbench import InstanceError, check_format, get_checker, load_instances, validate_row
 
 ADMISSIBLE = ["close fridge", "cook carrot with stove", "drop carrot", "eat carrot", "examine cookbook",
               "go north", "go west", "inventory", "look", "open fridge", "open oven", "prepare meal",

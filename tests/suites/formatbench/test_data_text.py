@@ -24,10 +24,8 @@ from scripts.formatbench.build_text import (
     segment_caption,
 )
 
-from corral.suites.formatbench import check_format
-from corral.suites.formatbench._instances import data_file, encode_rows, load_instances, validate_row
+from corral.suites.formatbench import MAX_LINE, check_format, data_file, encode_rows, load_instances, validate_row
 from corral.suites.formatbench._mtt import _WORD, _find
-from corral.suites.formatbench._tagged import MAX_LINE
 
 SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).resolve().parents[4] / "shared" / "data"))
 needs_shared = pytest.mark.skipif(not (SHARED / "pd_text").is_dir(),

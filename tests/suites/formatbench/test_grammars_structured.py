@@ -8,18 +8,20 @@ from pathlib import Path
 import pytest
 
 from corral.grammars import NotExpressible, accepts
-from corral.suites.formatbench import _xdl as xdl
-from corral.suites.formatbench import check_format, load_instances
-from corral.suites.formatbench._grammars import enforcement_of, format_grammar
-from corral.suites.formatbench._grammars_structured import (
+from corral.suites.formatbench import (
     MAX_COMPONENTS,
     MAX_REAGENTS,
     MAX_REPEATED,
     MAX_STEPS,
     OPEN_PROPERTIES,
     XDL_LEFT,
+    check_format,
     declared_names,
+    enforcement_of,
+    format_grammar,
+    load_instances,
 )
+from corral.suites.formatbench import _xdl as xdl
 
 from .soundness import assert_sound
 

@@ -15,5 +15,15 @@ from .._grammar import NotExpressible
 from ._compile import compile_constraint
 from ._lexicon import LEXICONS, Lexicon, Token, lexicon
 from ._limits import Limits
+from ._terms import counts_sentences
 
-__all__ = ["LEXICONS", "Lexicon", "Limits", "NotExpressible", "Token", "compile_constraint", "lexicon"]
+__all__ = [
+    "LEXICONS",
+    "Lexicon",
+    "Limits",
+    "NotExpressible",
+    "Token",
+    "compile_constraint",
+    "counts_sentences",
+    "lexicon",
+]

@@ -13,7 +13,14 @@ from corral.grammars.scfg import ScfgError, read_scfg, scfg_to_lark
 from corral.sql import QueryResult, exact_set_match, run_query
 
 from ._calflow import CALFLOW_SPLITS, CalflowSplit, CalflowTurn, calflow_split, calflow_turns
-from ._calflow_grammar import benchclamp_lispress_grammar
+from ._calflow_grammar import (
+    benchclamp_lispress_grammar,
+    prune_unused,
+    read_signatures,
+    signature_rules,
+    type_nonterminal,
+    without_leading_space,
+)
 from ._coverage import Coverage, benchclamp_lispress_coverage, coverage, lispress_coverage, spider_coverage
 from ._data import (
     DATASETS,
@@ -28,21 +35,31 @@ from ._data import (
     test_subset,
     tree_labels,
 )
-from ._lispress import LispressError, canonical_lispress, lispress_match, read_lispress
+from ._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 from ._lispress_grammar import LispressGrammar, induce_lispress_grammar
-from ._lispress_task import clamp_lispress
+from ._lispress_task import check_lispress, clamp_lispress, lispress_quality, split_grammar
 from ._spider import SpiderQuestion, SpiderSchema, spider_questions, spider_schemas
-from ._spider_task import clamp_spider, spider_suite
-from ._sql_grammar import sql_grammar
-from ._syntax_task import clamp_constituency, clamp_dependency
+from ._spider_task import check_sql, clamp_spider, spider_suite, sql_quality, suite_folder
+from ._sql_grammar import LIST_LIMITS, name_rule, sql_grammar
+from ._syntax_task import (
+    check_dependency,
+    check_tree,
+    clamp_constituency,
+    clamp_dependency,
+    dependency_grammar,
+    target_text,
+    tree_grammar,
+)
 
 __all__ = [
     "CALFLOW_SPLITS",
     "DATASETS",
+    "LIST_LIMITS",
     "SPLITS",
     "CalflowSplit",
     "CalflowTurn",
     "Coverage",
+    "Group",
     "LispressError",
     "LispressGrammar",
     "ParseExample",
@@ -56,29 +73,46 @@ __all__ = [
     "calflow_split",
     "calflow_turns",
     "canonical_lispress",
+    "check_dependency",
+    "check_lispress",
+    "check_sql",
+    "check_tree",
     "clamp_constituency",
     "clamp_dependency",
     "clamp_lispress",
     "clamp_spider",
     "constituent_labels",
     "coverage",
+    "dependency_grammar",
     "exact_set_match",
     "induce_lispress_grammar",
     "lispress_coverage",
     "lispress_match",
+    "lispress_quality",
     "load",
+    "name_rule",
     "pos_tags",
+    "prune_unused",
     "read_lispress",
     "read_scfg",
+    "read_signatures",
     "relations",
     "run_query",
     "scfg_to_lark",
+    "signature_rules",
     "spider_coverage",
     "spider_questions",
     "spider_schemas",
     "spider_suite",
     "split",
+    "split_grammar",
     "sql_grammar",
+    "sql_quality",
+    "suite_folder",
+    "target_text",
     "test_subset",
+    "tree_grammar",
     "tree_labels",
+    "type_nonterminal",
+    "without_leading_space",
 ]

@@ -15,10 +15,88 @@ from . import (  # noqa: F401  (each registers its checker)  # noqa: F401  (each
 )
 from ._agent import normalise
 from ._core import MODES, FormatChecker, InstanceError, check_format, get_checker
-from ._instances import load_instances, read_instances_file, shipped_tasks, write_instances
+from ._grammars import LEFT_TO_CHECKER, enforcement_of, format_grammar
+from ._grammars_copy import line_starts
+from ._grammars_structured import (
+           MAX_COMPONENTS,
+           MAX_REAGENTS,
+           MAX_REPEATED,
+           MAX_STEPS,
+           OPEN_PROPERTIES,
+           XDL_LEFT,
+           declared_names,
+)
+from ._instances import (
+           data_file,
+           encode_rows,
+           load_instances,
+           read_instances_file,
+           shipped_tasks,
+           validate_row,
+           write_instances,
+)
+from ._judge import parse_rating
+from ._parse import CLAUSE, PHRASE, WORD
+from ._prompts import DESCRIPTIONS
+from ._quality import (
+           QUALITY,
+           acrow_quality,
+           breaks,
+           capseg_quality,
+           eqa_quality,
+           labelled_brackets,
+           mcq_quality,
+           mtt_quality,
+           ner_quality,
+           parse_quality,
+           tagged_entities,
+)
 from ._tagged import MAX_LINE, MAX_LINES
 from ._task import TASKS, formatbench
 
-__all__ = ["MAX_LINE", "MAX_LINES", "MODES", "TASKS", "FormatChecker", "InstanceError",
-           "check_format", "formatbench", "get_checker", "load_instances", "normalise",
-           "read_instances_file", "shipped_tasks", "write_instances"]
+__all__ = [
+    "CLAUSE",
+    "DESCRIPTIONS",
+    "LEFT_TO_CHECKER",
+    "MAX_COMPONENTS",
+    "MAX_LINE",
+    "MAX_LINES",
+    "MAX_REAGENTS",
+    "MAX_REPEATED",
+    "MAX_STEPS",
+    "MODES",
+    "OPEN_PROPERTIES",
+    "PHRASE",
+    "QUALITY",
+    "TASKS",
+    "WORD",
+    "XDL_LEFT",
+    "FormatChecker",
+    "InstanceError",
+    "acrow_quality",
+    "breaks",
+    "capseg_quality",
+    "check_format",
+    "data_file",
+    "declared_names",
+    "encode_rows",
+    "enforcement_of",
+    "eqa_quality",
+    "format_grammar",
+    "formatbench",
+    "get_checker",
+    "labelled_brackets",
+    "line_starts",
+    "load_instances",
+    "mcq_quality",
+    "mtt_quality",
+    "ner_quality",
+    "normalise",
+    "parse_quality",
+    "parse_rating",
+    "read_instances_file",
+    "shipped_tasks",
+    "tagged_entities",
+    "validate_row",
+    "write_instances",
+]
