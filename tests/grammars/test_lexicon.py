@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from corral.constraints import TEXT, Constraint, Count, Rel
 from corral.grammars import Grammar, accepts, compile_constraint
-from corral.grammars import _regex as R
-from corral.grammars.constraint._lexicon import LEXICONS, Lexicon, Token, lexicon
-from corral.grammars.constraint._terms import _profile
-from corral.grammars.constraint._words import Terminals, Words
+
+# the compiler's model of each profile's words, drawn from and checked against the profile (docs/grammars.md)
+from corral.grammars import _regex as R  # the regex builders the model's expressions are written with
+from corral.grammars.constraint import LEXICONS, Lexicon, Token, lexicon
+from corral.grammars.constraint._terms import _profile  # what the compiler asks of a profile (its sentence ends)
+from corral.grammars.constraint._words import Terminals, Words  # the sentence walk built from the model
 from corral.text import Level, get_profile
 
 PROFILES = sorted(LEXICONS)

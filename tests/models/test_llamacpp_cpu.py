@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from corral.cli import app
 from corral.models import REINSTALL, X86_VARIANTS, CpuMismatch, Variant, choose_variant, inspect_build, variant_files
-from corral.models import _llamacpp_cpu as cpu
+from corral.models import _llamacpp_cpu as cpu  # the CPU probe and the library folder, replaced by simulations
 
 HASWELL_FLAGS = frozenset(("fpu", "sse", "sse2", "ssse3", "sse4_1", *X86_VARIANTS["haswell"]))
 PORTABLE = bool(variant_files(cpu.lib_dir())) if cpu.importlib.util.find_spec("llama_cpp") else False

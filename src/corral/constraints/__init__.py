@@ -9,6 +9,7 @@ from . import _builtin  # noqa: F401  (registers count, match, regex)
 from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter, enforce
 from ._check import Checked, Context, Result
 from ._english import Phrasing
+from ._english import selection as selection_phrase
 from ._json import ConstraintJSONError, from_json, to_json
 from ._kinds import BaseKind, Call, get_kind, kind_of, register_kind
 from ._nodes import (
@@ -80,6 +81,7 @@ __all__ = [
     "parse",
     "register_kind",
     "render",
+    "selection_phrase",
     "to_json",
     "to_text",
 ]

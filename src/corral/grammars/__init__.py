@@ -23,7 +23,7 @@ from ._grammar import (
     engine_limits,
 )
 from ._regex import lit
-from ._sample import EOS, accepts, random_walk, sample, witness
+from ._sample import EOS, accepts, allowed_bytes, byte_matcher, engine_check, random_walk, sample, witness
 from .constraint import Limits, compile_constraint
 from .schema import Enforcement, compile_schema, enforcement
 
@@ -39,11 +39,14 @@ __all__ = [
     "MatcherCache",
     "NotExpressible",
     "accepts",
+    "allowed_bytes",
+    "byte_matcher",
     "compile_constraint",
     "compile_schema",
     "copy_sequence",
     "copy_tree",
     "enforcement",
+    "engine_check",
     "engine_limits",
     "lit",
     "random_walk",

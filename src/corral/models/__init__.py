@@ -21,7 +21,7 @@ from ._llamacpp_cpu import (
 )
 from ._llamacpp_smc import effective_sample_size, log_normalize, parents_from_counts, systematic_counts
 from ._load import load_model, parse_spec
-from ._openai import OpenAIModel
+from ._openai import OpenAIModel, parse_retry_after
 from ._protocol import (
     MAX_PARTICLES,
     Completion,
@@ -35,6 +35,7 @@ from ._protocol import (
     score_texts,
 )
 from ._scripted import ScriptedModel, scripted_tokens
+from ._served_reply import HostileReply, json_depth, parse_completion, read_json
 from ._threads import (
     THREADS_VARIABLE,
     WINDOW_SECONDS,
@@ -57,6 +58,7 @@ __all__ = [
     "Completion",
     "CpuMismatch",
     "CpuTimes",
+    "HostileReply",
     "Likelihood",
     "LlamaBuild",
     "Message",
@@ -83,13 +85,17 @@ __all__ = [
     "embed_texts",
     "fingerprint",
     "inspect_build",
+    "json_depth",
     "load_backends",
     "load_checkpoint",
     "load_model",
     "log_normalize",
     "parents_from_counts",
+    "parse_completion",
+    "parse_retry_after",
     "parse_spec",
     "plain_checkpoint",
+    "read_json",
     "resolve_gguf",
     "score_texts",
     "scripted_tokens",

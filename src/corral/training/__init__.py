@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._compare import bootstrap, compare, comparison_row, held_out_output, recompute_row
+from ._compare import bootstrap, compare, comparison_markdown, comparison_row, held_out_output, recompute_row
 from ._config import (
     CONFIG_FILE,
     RunMismatch,
@@ -43,6 +43,7 @@ __all__ = [
     "build_mix",
     "claim_run",
     "compare",
+    "comparison_markdown",
     "comparison_row",
     "export",
     "held_out_output",

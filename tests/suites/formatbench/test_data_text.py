@@ -25,7 +25,7 @@ from scripts.formatbench.build_text import (
 )
 
 from corral.suites.formatbench import MAX_LINE, check_format, data_file, encode_rows, load_instances, validate_row
-from corral.suites.formatbench._mtt import _WORD, _find
+from corral.suites.formatbench._mtt import _WORD, _find  # the quality metric's own word and term matching, on the data
 
 SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).resolve().parents[4] / "shared" / "data"))
 needs_shared = pytest.mark.skipif(not (SHARED / "pd_text").is_dir(),

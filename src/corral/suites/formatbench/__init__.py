@@ -13,7 +13,10 @@ from . import (  # noqa: F401  (each registers its checker)  # noqa: F401  (each
            _tagged,
            _xdl,
 )
-from ._agent import normalise
+from ._agent import CHECKER as AGENT_CHECKER
+from ._agent import MAX_SUGGESTIONS as AGENT_SUGGESTIONS
+from ._agent import agent_quality, normalise
+from ._agent import nearest as nearest_commands
 from ._core import MODES, FormatChecker, InstanceError, check_format, get_checker
 from ._grammars import LEFT_TO_CHECKER, enforcement_of, format_grammar
 from ._grammars_copy import line_starts
@@ -53,8 +56,16 @@ from ._quality import (
 )
 from ._tagged import MAX_LINE, MAX_LINES
 from ._task import TASKS, formatbench
+from ._xdl import ACTIONS as XDL_ACTIONS
+from ._xdl import CONTAINERS as XDL_CONTAINERS
+from ._xdl import MAX_CHARS as XDL_MAX_CHARS
+from ._xdl import MAX_DEPTH as XDL_MAX_DEPTH
+from ._xdl import REFERENCES as XDL_REFERENCES
+from ._xdl import RULES as XDL_RULES
 
 __all__ = [
+    "AGENT_CHECKER",
+    "AGENT_SUGGESTIONS",
     "CLAUSE",
     "DESCRIPTIONS",
     "LEFT_TO_CHECKER",
@@ -70,10 +81,17 @@ __all__ = [
     "QUALITY",
     "TASKS",
     "WORD",
+    "XDL_ACTIONS",
+    "XDL_CONTAINERS",
     "XDL_LEFT",
+    "XDL_MAX_CHARS",
+    "XDL_MAX_DEPTH",
+    "XDL_REFERENCES",
+    "XDL_RULES",
     "FormatChecker",
     "InstanceError",
     "acrow_quality",
+    "agent_quality",
     "breaks",
     "capseg_quality",
     "check_format",
@@ -90,6 +108,7 @@ __all__ = [
     "load_instances",
     "mcq_quality",
     "mtt_quality",
+    "nearest_commands",
     "ner_quality",
     "normalise",
     "parse_quality",
