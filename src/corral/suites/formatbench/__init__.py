@@ -39,6 +39,7 @@ from ._instances import (
            write_instances,
 )
 from ._judge import parse_rating
+from ._mtt import MTT_WORD, find_term
 from ._parse import CLAUSE, PHRASE, WORD
 from ._prompts import DESCRIPTIONS
 from ._quality import (
@@ -76,6 +77,7 @@ __all__ = [
     "MAX_REPEATED",
     "MAX_STEPS",
     "MODES",
+    "MTT_WORD",
     "OPEN_PROPERTIES",
     "PHRASE",
     "QUALITY",
@@ -100,6 +102,7 @@ __all__ = [
     "encode_rows",
     "enforcement_of",
     "eqa_quality",
+    "find_term",
     "format_grammar",
     "formatbench",
     "get_checker",
