@@ -27,9 +27,7 @@ from corral.grammars import (
 
 # the schema compiler's parts, each tested against the languages they stand for (number ranges, patterns, formats)
 from corral.grammars.schema._enforcement import ASSERTIONS  # the keywords a grammar enforces, listed by the compiler
-from corral.grammars.schema._llguidance import (
-    json_pattern_risk,  # where llguidance reads a pattern wider than validators
-)
+from corral.grammars.schema._llguidance import json_pattern_risk  # where llguidance reads patterns too widely
 from corral.grammars.schema._numbers import int_regex, multiple_regex, udec_ge, udec_le  # number ranges as regexes
 from corral.grammars.schema._rx import FORMAT_PATTERNS  # each format as a regular language
 from corral.schema import parse_sample

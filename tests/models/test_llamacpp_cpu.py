@@ -125,7 +125,7 @@ def test_a_cpu_without_avx512_gets_haswell_and_cannot_force_skylakex(monkeypatch
 
 _SIMULATED_CLI = textwrap.dedent("""
     import sys
-    from corral.models import _llamacpp_cpu as cpu
+    from corral.models import _llamacpp_cpu as cpu  # its CPU probe, replaced by a simulated CPU
     flags = frozenset(sys.argv[1].split(","))
     cpu._cpu_info = lambda: ("Simulated AVX2 CPU", flags)
     from corral.cli import main
