@@ -42,8 +42,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from corral.grammars import sample
-from corral.grammars._sample import EOS, _matcher, random_walk
+from corral.grammars import EOS, byte_matcher, random_walk, sample
 from corral.tasks import get_task
 
 RECORDS = ("docs/results/collie-smollm2-main/constrained/records.jsonl",
@@ -123,7 +122,7 @@ def allowed_prefix(grammar, text: str) -> bool:
     """Whether ``grammar`` still lets a decoder write ``text`` (as the whole text or its start: an output cut at
     its token budget is a prefix)."""
     data = text.encode()
-    return _matcher(grammar).try_consume_tokens(list(data)) == len(data)
+    return byte_matcher(grammar).try_consume_tokens(list(data)) == len(data)
 
 
 def letter_walk(seed: int, letters: float, stop: float = 0.15) -> Callable[[list[int]], int]:

@@ -27,8 +27,7 @@ from collections import Counter
 from functools import lru_cache
 
 from corral.constraints import TEXT, Constraint, Count, Rel, check
-from corral.grammars import NotExpressible, accepts, compile_constraint
-from corral.grammars._sample import _matcher, random_walk, sample
+from corral.grammars import NotExpressible, accepts, byte_matcher, compile_constraint, random_walk, sample
 from corral.suites.collie import instances
 from corral.text import Level
 
@@ -41,7 +40,7 @@ def _shape(profile: str):
 
 def _refusal(grammar, text: str) -> tuple[int, str]:
     """Where the grammar stops following ``text``: the offset of the first refused byte (len: the end)."""
-    matcher = _matcher(grammar)
+    matcher = byte_matcher(grammar)
     data = text.encode()
     taken = matcher.try_consume_tokens(list(data))
     if taken < len(data):

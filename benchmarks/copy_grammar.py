@@ -72,8 +72,7 @@ def measure(n: int, repeats: int, naive_repeats: int, tokenizer, buffer: np.ndar
             seed: int = 0) -> dict[str, float]:
     from llguidance import LLMatcher
 
-    from corral.grammars import Grammar
-    from corral.grammars._copy import copy_tree
+    from corral.grammars import Grammar, copy_tree
 
     rng = random.Random(seed + n)
     compile_s: list[float] = []

@@ -17,8 +17,7 @@ import json
 import statistics
 import time
 
-from corral.grammars import GrammarError, NotExpressible, accepts, sample
-from corral.grammars._sample import random_walk
+from corral.grammars import GrammarError, NotExpressible, accepts, random_walk, sample
 from corral.models import load_model
 from corral.suites.formatbench import TASKS, check_format, load_instances
 from corral.suites.formatbench._grammars import format_grammar

@@ -60,8 +60,7 @@ def _masks(matcher, words: np.ndarray, steps: int, seed: int) -> list[float]:
 def _empirical(schema: Any, grammar, output: str, samples: int, seed: int) -> bool | None:
     """True if every drawn text is a valid sample; None if no text could be drawn within the byte budget.
     Raises ``SchemaInputError`` where the validator cannot judge a drawn text (a pattern it cannot compile)."""
-    from corral.grammars import sample
-    from corral.grammars._sample import random_walk
+    from corral.grammars import random_walk, sample
     from corral.schema import SchemaInputError, parse_sample
     from corral.schema._validate import is_valid
 

@@ -3,7 +3,7 @@
     python benchmarks/spider_suites.py [--candidates 60] [--keep 5] [--seed 0] [--jobs 1] [--db world_1 ...]
                                        [--directory DIR] [--json OUT]
 
-Builds the distinguishing set of every dev database (``corral.suites.clamp._spider_db.distinguishing_set``) and
+Builds the distinguishing set of every dev database (``corral.sql.distinguishing_set``) and
 prints, per database and overall: the gold queries; on how many of them the gold returns rows on at least one kept
 database and on all of them (and "informative": a value other than NULL or 0, on at least one); the near variants
 and the share the kept databases distinguish; how many gold queries are judged correct against their own set (all
@@ -22,8 +22,8 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from corral.suites.clamp._spider import spider_questions, spider_schemas
-from corral.suites.clamp._spider_db import CANDIDATES, KEEP, DatabaseSet, distinguishing_set, execution_match
+from corral.sql import CANDIDATES, KEEP, DatabaseSet, distinguishing_set, execution_match
+from corral.suites.clamp import spider_questions, spider_schemas
 
 
 def _summary(suite: DatabaseSet) -> dict:

@@ -1,14 +1,19 @@
 """Check the package's import boundaries: no file imports another package's underscore module, no import circle
-between files, no source file over a line limit. CI runs it; it reads the code (ast), it imports nothing.
+between files, every import points down the layers (``LAYERS``), no source file over a line limit. CI runs it; it
+reads the code (ast), it imports nothing.
 
     python scripts/check_imports.py [--root src/corral] [--max-lines 800]
 
 What counts as an import: every ``import``/``from ... import`` statement, also inside functions (a lazy import
-still ties two files at run time), except those under ``if TYPE_CHECKING:`` (they never run). ``from pkg import
+still ties two files at run time) and under ``if TYPE_CHECKING:`` (a type-only import never runs, but it still
+ties the two files' meaning together: a circle of them is still a circle). ``from pkg import
 name`` ties the file to ``pkg/__init__.py``, or to ``pkg/name.py`` alone when every name is a submodule. A package is a
 folder with ``__init__.py``; "another package's underscore module" is a module whose name starts with ``_`` (not
 ``__init__``) of a package the importing file is not inside (a subpackage may use its parent's private modules,
 being part of its implementation; a parent may not reach into a subpackage's).
+A top-level package (or module) of ``corral`` sits on one layer of ``LAYERS``; a file may import its own layer and
+the layers below, never one above, and a top-level name missing from ``LAYERS`` is a problem (a new package is
+placed there when it is made).
 Exit status 1 with one line per problem, 0 when clean.
 """
 
@@ -19,6 +24,21 @@ import ast
 import sys
 from pathlib import Path
 
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "version", "paths", "registry", "files", "extras", "jsonl"),  # the floor
+    ("text",),
+    ("constraints", "verdicts", "schema", ""),  # "": corral/__init__.py, the face of the whole
+    ("grammars",),
+    ("decoding", "models"),
+    ("metrics", "sql", "retrieval", "tasks"),
+    ("suites",),
+    ("corpora", "evaluation", "training"),
+    ("bridges", "cli"),
+)
+"""Bottom up, as docs/architecture.md has it: text -> constraints/verdicts/schema -> grammars -> decoding/models ->
+metrics/sql/retrieval/tasks -> suites -> corpora/evaluation/training -> bridges/cli."""
+_LAYER = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+
 
 def module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
@@ -27,24 +47,12 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-def _type_checking_lines(tree: ast.Module) -> set[int]:
-    lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
-    return lines
-
-
 def imports_of(path: Path, name: str, is_package: bool) -> list[tuple[int, str, list[str]]]:
-    """(line, absolute module, imported names) for each import statement that runs."""
+    """(line, absolute module, imported names) for each import statement, type-only ones included."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    skip = _type_checking_lines(tree)
     package = name if is_package else name.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
-        if getattr(node, "lineno", None) in skip:
-            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name, []) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -80,9 +88,30 @@ def check(root: Path, max_lines: int) -> list[str]:
                 holder, _, leaf = module.rpartition(".")
                 if leaf.startswith("_") and holder != own_package and not own_package.startswith(holder + "."):
                     problems.append(f"{path}:{line}: imports {module}, an underscore module of another package")
+                below = _layer_problem(name, module)
+                if below:
+                    problems.append(f"{path}:{line}: {below}")
+    for top in sorted({_top(name) for name in files} - set(_LAYER)):
+        problems.append(f"corral.{top} has no place in LAYERS (scripts/check_imports.py)")
     for circle in _circles(edges):
         problems.append("import circle: " + " -> ".join(sorted(circle)))
     return problems
+
+
+def _top(module: str) -> str:
+    """The top-level package or module of ``corral`` a module belongs to ("" for corral/__init__.py)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer_problem(importer: str, imported: str) -> str | None:
+    """Why ``importer`` may not import ``imported`` by the layers, or None."""
+    mine, theirs = _top(importer), _top(imported)
+    if mine not in _LAYER or theirs not in _LAYER:
+        return None  # said once for the package (``check``)
+    if _LAYER[theirs] > _LAYER[mine]:
+        return f"imports {imported}, a layer above corral.{mine}" if mine else f"imports {imported}, above corral"
+    return None
 
 
 def _circles(edges: dict[str, set[str]]) -> list[set[str]]:

@@ -16,7 +16,7 @@ COLLIE_DATA = SHARED_DATA / "collie"
 # Each pytest-xdist worker gets its share of the CPUs for model threads (and so do the processes it starts):
 # llama.cpp's threads spin at a barrier, so two workers with a thread per core each run ~100x slower.
 if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
-    from corral.models._threads import usable_cpus
+    from corral.models import usable_cpus
 
     os.environ.setdefault(
         "CORRAL_THREADS", str(max(1, usable_cpus() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))

@@ -9,8 +9,9 @@ import pytest
 
 from corral.errors import CorralError, GrammarError, InputError, ModelError
 
-PACKAGES = ["corral.constraints", "corral.grammars", "corral.models", "corral.evaluation", "corral.corpora",
-            "corral.schema", "corral.suites.formatbench", "corral.tasks", "corral.text", "corral.extras"]
+PACKAGES = ["corral.constraints", "corral.grammars", "corral.grammars.constraint", "corral.grammars.scfg",
+            "corral.models", "corral.evaluation", "corral.corpora", "corral.retrieval", "corral.schema", "corral.sql",
+            "corral.suites.formatbench", "corral.tasks", "corral.text", "corral.extras"]
 
 
 def _exported_errors() -> list[tuple[str, type[BaseException]]]:

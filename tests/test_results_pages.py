@@ -130,13 +130,13 @@ def _row(rows: list[dict], model: str, task: str, decoding: str = "free") -> dic
 def test_training_report_tables_are_made_from_comparison_json() -> None:
     """Everything from the Models line on is what ``corral train compare`` writes for comparison.json's rows (the
     paragraph above it is the wording of the version that made the page)."""
-    from corral.training._compare import _markdown
+    from corral.training import comparison_markdown
 
     stored = (TRAIN / "report.md").read_text(encoding="utf-8")
     models_line = next(line for line in stored.splitlines() if line.startswith("Models: "))
     models = re.findall(r"\*\*(.+?)\*\* = `(.+?)`", models_line)
     runs = re.findall(r"`(.+?)`", next(line for line in stored.splitlines() if line.startswith("Runs: ")))
-    fresh = _markdown(_comparison(), models, None, [Path(run) for run in runs])  # type: ignore[arg-type]
+    fresh = comparison_markdown(_comparison(), models, None, [Path(run) for run in runs])  # type: ignore[arg-type]
     tail = stored[stored.index("Models: "):]
     assert fresh[fresh.index("Models: "):] == tail
 
@@ -160,7 +160,7 @@ def test_training_readme_figures_are_comparison_json_figures() -> None:
 
 
 def test_training_rows_with_outputs_are_recomputed_from_them() -> None:
-    from corral.training._compare import recompute_row
+    from corral.training import recompute_row
 
     for row in _comparison():
         if "outputs" in row:

@@ -6,8 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from corral.cli import app
-from corral.cli._batch import check_lines
+from corral.cli import app, check_lines
 
 runner = CliRunner()
 SPEC = "sentence: count(text, word) == 3 and pos(text, word, 2) == 'big'"
@@ -93,7 +92,7 @@ def test_collie_check_main_job():
 
 
 def test_generate_schema_is_compiled_as_compile_schema_compiles_it(tmp_path):
-    from corral.cli._generate import grammar_from_options
+    from corral.cli import grammar_from_options
     from corral.grammars import compile_schema
 
     schema = {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
@@ -108,7 +107,7 @@ def test_generate_schema_is_compiled_as_compile_schema_compiles_it(tmp_path):
 def test_generate_with_a_schema_file_that_is_not_json_names_file_line_and_column(tmp_path):
     import pytest
 
-    from corral.cli._generate import grammar_from_options
+    from corral.cli import grammar_from_options
 
     path = tmp_path / "bad.json"
     path.write_text('{\n  "type": "object",\n  "properties": {,}\n}', encoding="utf-8")

@@ -255,7 +255,7 @@ def test_a_batch_of_hostile_lines_gives_one_record_per_line_in_order(tmp_path: P
                           st.builds(lambda spec, text: json.dumps({"constraint": spec, "text": text}),
                                     st.text(max_size=40), st.text(max_size=40))), min_size=1, max_size=12))
 def test_any_batch_gives_one_record_per_nonblank_line(lines: list[str]) -> None:
-    from corral.cli._batch import check_lines
+    from corral.cli import check_lines
 
     lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
     encoded = [line.encode("utf-8", "surrogatepass") + b"\n" for line in lines]

@@ -330,8 +330,7 @@ def test_runs_lists_a_hostile_run_as_an_error_row(base_run: Path, tmp_path: Path
 
 def test_a_training_run_s_files_are_read_only_as_its_own_regular_files(tmp_path: Path) -> None:
     from corral.errors import InputError
-    from corral.training import last_checkpoint
-    from corral.training._run import read_steps, resumed_step, trim_log
+    from corral.training import last_checkpoint, read_steps, resumed_step, trim_log
 
     run, outside = tmp_path / "train", tmp_path / "outside.jsonl"
     run.mkdir()

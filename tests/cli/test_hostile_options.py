@@ -23,8 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from corral.cli import app
-from corral.cli._options import SEED_MAX, WORKERS_MAX, Bounds, BoundsError, OutOfBounds, bounds_of, usage_line
+from corral.cli import SEED_MAX, WORKERS_MAX, Bounds, BoundsError, OutOfBounds, app, bounds_of, usage_line
 
 from .test_hostile import watchdog
 

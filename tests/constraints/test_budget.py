@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.constraints import DEFAULT_BUDGET, Budget, check, parse
+from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, check, enforce, parse
 from corral.verdicts import Verdict
 
 THREE_DEEP = parse("all(text, word, all(text, word, all(text, word, count(unit, char) >= 1)))")
@@ -36,7 +36,7 @@ def test_the_step_budget_counts_evaluations():
 
 
 def test_the_memory_budget_is_enforced(monkeypatch: pytest.MonkeyPatch):
-    import corral.constraints._budget as budget
+    import corral.constraints._budget as budget  # its reading of the process's size, replaced (no public knob)
 
     sizes = iter(range(0, 10**12, 2**30))  # each look finds the process a GiB larger
     monkeypatch.setattr(budget, "_resident_bytes", lambda: next(sizes))
@@ -48,7 +48,7 @@ def test_the_memory_baseline_is_read_again_only_when_older_than_its_window(monke
     """Reading /proc per check was a sixth of a COLLIE check; a reading serves new checks for BASELINE_SECONDS."""
     import types
 
-    import corral.constraints._budget as budget
+    import corral.constraints._budget as budget  # its reading of the process's size, replaced (no public knob)
 
     clock = types.SimpleNamespace(now=1000.0)
     monkeypatch.setattr(budget, "time", types.SimpleNamespace(monotonic=lambda: clock.now))
@@ -62,6 +62,18 @@ def test_the_memory_baseline_is_read_again_only_when_older_than_its_window(monke
     assert budget.Meter(Budget(memory_mb=1))._rss_limit == 2**30 + 2**20 and len(seen) == 1
     clock.now += budget.BASELINE_SECONDS
     assert budget.Meter(Budget(memory_mb=1))._rss_limit == 2 * 2**30 + 2**20 and len(seen) == 2
+
+
+def test_the_memory_budget_stops_growth(monkeypatch: pytest.MonkeyPatch) -> None:
+    import corral.constraints._budget as budget  # its reading of the process's size, replaced (no public knob)
+
+    sizes = iter(range(0, 10**15, 2**28))  # each look finds the process 256 MiB larger
+    monkeypatch.setattr(budget, "_resident_bytes", lambda: next(sizes))
+    monkeypatch.setattr(budget, "_baseline", [float("-inf"), 0])
+    with pytest.raises(BudgetExceeded, match="more than 512 MB"), enforce(Budget(memory_mb=512)):
+        end = time.monotonic() + 30  # pure Python that never ticks a meter; 30 s at most if the budget is broken
+        while time.monotonic() < end:
+            pass
 
 
 def test_a_text_past_the_size_limit_is_refused_before_any_work():

@@ -10,9 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.constraints import TEXT, Budget, ConstraintJSONError, ConstraintSyntaxError, Regex, check, from_json, parse
-from corral.constraints._pattern import MAX_PATTERN_CHARS, MAX_PATTERN_SIZE, PatternTooLarge, bound_pattern
-from corral.constraints._strings import encode_string
+from corral.constraints import (
+    MAX_PATTERN_CHARS,
+    MAX_PATTERN_SIZE,
+    TEXT,
+    Budget,
+    ConstraintJSONError,
+    ConstraintSyntaxError,
+    Regex,
+    bound_pattern,
+    check,
+    encode_string,
+    from_json,
+    parse,
+)
+from corral.constraints._pattern import PatternTooLarge  # bound_pattern's own error, internal (not a CorralError)
 
 LIMIT = f"{MAX_PATTERN_SIZE:,}"
 

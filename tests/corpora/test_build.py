@@ -12,9 +12,16 @@ from typer.testing import CliRunner
 
 from corral.cli import app
 from corral.constraints import check, parse, render
-from corral.corpora import BuildPlan, build_local, default_corpus, read_shard, recipe, shards
-from corral.corpora._sources import DEFAULT_DOCUMENTS
-from corral.corpora._suites import collie_v1
+from corral.corpora import (
+    DEFAULT_DOCUMENTS,
+    BuildPlan,
+    build_local,
+    collie_v1,
+    default_corpus,
+    read_shard,
+    recipe,
+    shards,
+)
 from corral.suites.collie import STRUCTURES
 from corral.tasks import get_task, select
 

@@ -11,8 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.constraints import check
-from corral.corpora import Chunk, Pipeline, chunks, default_corpus, recipe
-from corral.corpora._extract import StructureError, extract, fill, parse_structure
+from corral.corpora import (
+    Chunk,
+    Pipeline,
+    StructureError,
+    chunks,
+    default_corpus,
+    extract,
+    fill,
+    parse_structure,
+    recipe,
+)
 from corral.text import Level, segment
 
 
@@ -71,9 +80,7 @@ def test_bad_ranges_and_unknown_holes():
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=60), st.integers(1, 12), st.integers(0, 5))
 def test_bottom_k_of_any_split_merges_to_the_whole(parts, k, seed):
     """The sample of a corpus split into parts, merged, is the sample of the whole: engines may split freely."""
-    from corral.corpora import BuildPlan
-    from corral.corpora._build import BuildState, process
-    from corral.corpora._sources import Document
+    from corral.corpora import BuildPlan, BuildState, Document, process
 
     words = ["alpha", "beta", "gamma", "delta"]
     docs = [Document(f"d{i}", " ".join(words[: p + 1]).capitalize() + ". " + "Then it rained hard today. " * (p + 1),

@@ -14,11 +14,17 @@ pytest.importorskip("ray.data")
 
 import ray
 
-from corral.corpora._build import BuildPlan, BuildResult, build_local
-from corral.corpora._extract import StructureError, recipe
-from corral.corpora._ray import build_ray
-from corral.corpora._sources import CorpusError, shards
-from corral.corpora._suites import collie_v1
+from corral.corpora import (
+    BuildPlan,
+    BuildResult,
+    CorpusError,
+    StructureError,
+    build_local,
+    build_ray,
+    collie_v1,
+    recipe,
+    shards,
+)
 
 from .._sizes import sized
 from ._corpus_files import write_sample_corpus

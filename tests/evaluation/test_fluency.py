@@ -9,9 +9,18 @@ from typing import Any
 
 import pytest
 
-from corral.evaluation import EvalSpec, RunPlan, evaluate, plan_run, read_records, write_report
-from corral.evaluation._records import LIKELIHOODS_FILE, RunError
-from corral.evaluation._rerank import RERANK_SEED_STRIDE, choose
+from corral.evaluation import (
+    LIKELIHOODS_FILE,
+    RERANK_SEED_STRIDE,
+    EvalSpec,
+    RunError,
+    RunPlan,
+    evaluate,
+    plan_run,
+    read_records,
+    write_report,
+)
+from corral.evaluation import choose_candidate as choose
 from corral.grammars import Grammar
 from corral.models import Completion, Likelihood, Request, ScriptedModel
 from corral.tasks import Task, TaskInstance, get_task

@@ -8,8 +8,16 @@ from typing import Any
 
 import pytest
 
-from corral.evaluation import EvalSpec, RunError, RunPlan, evaluate, plan_run, read_records, summarize
-from corral.evaluation._fingerprint import grammar_fingerprint
+from corral.evaluation import (
+    EvalSpec,
+    RunError,
+    RunPlan,
+    evaluate,
+    grammar_fingerprint,
+    plan_run,
+    read_records,
+    summarize,
+)
 from corral.models import ScriptedModel
 from corral.tasks import Task
 
@@ -106,38 +114,30 @@ def test_resuming_a_run_made_by_another_grammar_compiler_is_refused(tmp_path: Pa
     assert (run / "records.jsonl").read_bytes() == before  # nothing was mixed in
 
 
-def test_the_fingerprint_follows_the_grammar_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fingerprint_follows_the_grammar_sources(tmp_path: Path) -> None:
     """Another source under corral.grammars (a changed compiler) gives another fingerprint."""
-    from corral.evaluation import _fingerprint
-
     first = grammar_fingerprint("corral.suites.collie._task")
     fake = tmp_path / "corral"
     for package in ("grammars", "text", "constraints", "decoding", "suites/collie"):
         (fake / package).mkdir(parents=True)
         (fake / package / "m.py").write_text("x = 1\n")
-    monkeypatch.setattr(_fingerprint, "_ROOT", fake)
-    _fingerprint._sources_hash.cache_clear()
-    try:
-        one = grammar_fingerprint("corral.suites.collie._task")
-        (fake / "grammars" / "m.py").write_text("x = 2\n")
-        _fingerprint._sources_hash.cache_clear()
-        two = grammar_fingerprint("corral.suites.collie._task")
-        (fake / "suites" / "collie" / "m.py").write_text("x = 3\n")
-        _fingerprint._sources_hash.cache_clear()
-        three = grammar_fingerprint("corral.suites.collie._task")
-    finally:
-        _fingerprint._sources_hash.cache_clear()
+    one = grammar_fingerprint("corral.suites.collie._task", root=fake)
+    (fake / "grammars" / "m.py").write_text("x = 2\n")
+    two = grammar_fingerprint("corral.suites.collie._task", root=fake)
+    (fake / "suites" / "collie" / "m.py").write_text("x = 3\n")
+    three = grammar_fingerprint("corral.suites.collie._task", root=fake)
     assert len({first, one, two, three}) == 4
+    assert grammar_fingerprint("corral.suites.collie._task") == first
 
 
 def test_the_cache_key_of_a_constrained_request_names_the_compiler() -> None:
-    from corral.evaluation._runner import _model_id
+    from corral.evaluation import cache_model_id
 
     task = _brackets_task()
     constrained = _plan(task, model="openai:m", decoding="constrained", base_url="http://127.0.0.1:1/v1").config
     free = _plan(task, model="openai:m", decoding="free", base_url="http://127.0.0.1:1/v1").config
-    assert constrained.grammar_fingerprint in _model_id(constrained)
-    assert _model_id(free) == "openai:m@http://127.0.0.1:1/v1"
+    assert constrained.grammar_fingerprint in cache_model_id(constrained)
+    assert cache_model_id(free) == "openai:m@http://127.0.0.1:1/v1"
 
 
 def test_summaries_of_records_written_before_closing_was_bounded_still_read(tmp_path: Path) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.evaluation import EvalSpec, RunError, evaluate, plan_run, read_records
-from corral.evaluation._lock import LOCK_FILE, run_lock
+from corral.evaluation import LOCK_FILE, EvalSpec, RunError, evaluate, plan_run, read_records, run_lock
 from corral.jsonl import atomic_write, dumps
 from corral.models import Completion, ScriptedModel
 from corral.text import scrub
@@ -23,7 +22,7 @@ WORDS = {"structure": ["word01"]}
 def test_a_second_writer_is_refused_while_the_first_holds_the_run(tmp_path: Path) -> None:
     run = tmp_path / "run"
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from corral.evaluation._lock import run_lock\n"
+        "import sys, time; from pathlib import Path; from corral.evaluation import run_lock\n"
         "with run_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)"), str(run)],
         stdout=subprocess.PIPE)
     try:

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.evaluation._metrics import pass_at_k, summarize
-from corral.evaluation._records import RunConfig, SampleRecord
+from corral.evaluation import RunConfig, SampleRecord, pass_at_k, summarize
 
 
 def record(instance: str, sample: int, round_: int, passed: bool, **fields) -> SampleRecord:
@@ -237,7 +236,7 @@ def test_quality_means_and_sufficient_statistics():
         quality = {f"mtt_bleu@bleu:{k}": float(v) for k, v in stats.items()}
         quality |= {"acc": float(i == 0), "ner_f1@micro_f1:tp": 1.0, f"ner_f1@micro_f1:f{'np'[i % 2]}": 1.0}
         records.append(record(str(i), 0, 0, True, quality=quality))
-    from corral.evaluation._metrics import aggregate_quality
+    from corral.evaluation import aggregate_quality
 
     got = aggregate_quality(records)
     assert got["mtt_bleu"] == pytest.approx(BLEU().corpus_score(hyps, [refs]).score)  # corpus, not a mean

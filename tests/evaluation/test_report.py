@@ -9,9 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from corral.cli._report import find_runs, register
-from corral.evaluation._records import RunConfig, RunError, SampleRecord
-from corral.evaluation._report import write_report
+from corral.cli import find_runs, register_report
+from corral.evaluation import RunConfig, RunError, SampleRecord, write_report
 
 from .test_metrics import CONFIG, NEWS1, WIKI1, WIKI2, record, run_records
 
@@ -97,7 +96,7 @@ def test_missing_run_directory_is_a_run_error_naming_it(runs, tmp_path):
 # --- the commands -------------------------------------------------------------------------------------------------
 
 app = typer.Typer()
-register(app)
+register_report(app)
 runner = CliRunner()
 
 
@@ -175,10 +174,10 @@ def test_recheck_judges_the_stored_outputs_again(tmp_path):
 
 
 def test_runs_sharing_a_label_are_told_apart_by_their_differing_task_options():
-    from corral.evaluation._report import _labels
+    from corral.evaluation import run_labels
 
     summaries = [{"label": "smollm2 (free)", "hash": f"{i}" * 16, "task_options": {"n": 10, "output_form": form}}
                  for i, form in enumerate(["json", "xml"])] + [
                 {"label": "smollm2 (constrained)", "hash": "c" * 16, "task_options": {"n": 10, "output_form": "json"}}]
-    assert _labels(summaries, [Path("a"), Path("b"), Path("c")]) == [
+    assert run_labels(summaries, [Path("a"), Path("b"), Path("c")]) == [
         "smollm2 (free) [output_form=json]", "smollm2 (free) [output_form=xml]", "smollm2 (constrained)"]

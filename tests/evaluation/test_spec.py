@@ -128,8 +128,7 @@ def _readme_command() -> list[str]:
 def test_the_main_job_file_is_the_readme_s_main_job() -> None:
     import typer
 
-    from corral.cli import app
-    from corral.cli._eval import spec_of
+    from corral.cli import app, spec_of
 
     command = typer.main.get_command(app).commands["eval"]  # type: ignore[attr-defined]
     args = _readme_command()

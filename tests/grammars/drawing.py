@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from corral.grammars import Grammar, sample
-from corral.grammars._sample import random_walk
+from corral.grammars import Grammar, random_walk, sample
 
 
 def drawn(grammar: Grammar, seed: int, count: int = 3, stop: float = 0.1, max_bytes: int = 3000) -> list[str]:

@@ -26,9 +26,8 @@ from corral.constraints import (
     check,
 )
 from corral.grammars import Grammar, GrammarError, NotExpressible, accepts, compile_constraint, sample
-from corral.grammars._terms import counts_sentences
-from corral.suites.collie import STRUCTURES, constraint_for
-from corral.suites.collie._data import instances
+from corral.grammars.constraint import counts_sentences
+from corral.suites.collie import STRUCTURES, constraint_for, instances
 from corral.text import Level, get_profile
 
 from .._sizes import sized

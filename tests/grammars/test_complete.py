@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.grammars import Grammar, accepts, sample, shortest_completion
-from corral.grammars._sample import EOS, _allowed, _matcher, random_walk
+from corral.grammars import EOS, Grammar, accepts, allowed_bytes, byte_matcher, random_walk, sample, shortest_completion
 
 NESTED = Grammar.lark('start: e\ne: "(" e ")" | "x" | e "+" e | "[" e ("," e)* "]"\n')
 CALLS = Grammar.lark(
@@ -24,7 +23,7 @@ GRAMMARS = [NESTED, CALLS, Grammar.regex(r"(ab|cd)+e{2,3}")]
 def _breadth_first_length(grammar: Grammar, prefix: str, longest: int) -> int | None:
     """The length of the shortest completion, by a plain breadth-first walk over every allowed byte (no
     estimate, no pruning): the oracle for the A* search's answer."""
-    matcher = _matcher(grammar)
+    matcher = byte_matcher(grammar)
     assert matcher.consume_tokens(list(prefix.encode()))
     level = [matcher]
     for size in range(longest + 1):
@@ -32,7 +31,7 @@ def _breadth_first_length(grammar: Grammar, prefix: str, longest: int) -> int | 
             return size
         following = []
         for m in level:
-            for byte in _allowed(m):
+            for byte in allowed_bytes(m):
                 if byte != EOS:
                     child = m.deep_copy()
                     assert child.consume_token(byte)

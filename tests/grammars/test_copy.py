@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from corral.grammars import MAX_COPY_TOKENS as MAX_TOKENS
 from corral.grammars import Grammar, GrammarError, accepts, copy_sequence, copy_tree
-from corral.grammars._copy import MAX_TOKENS
 
 from .drawing import drawn
 

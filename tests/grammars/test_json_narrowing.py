@@ -8,8 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.grammars import Grammar, GrammarError, accepts, compile_schema, enforcement, sample
-from corral.grammars._sample import random_walk
+from corral.grammars import Grammar, GrammarError, accepts, compile_schema, enforcement, random_walk, sample
 from corral.schema import is_valid, parse_sample
 
 from .drawing import drawn

@@ -15,8 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import GrammarError, NotExpressible, compile_schema, enforcement
-from corral.grammars.schema._compile import canonical
-from corral.grammars.schema._plan import (
+
+# the JSON plan (what llguidance's JSON path is handed) and its pieces, tested one by one
+from corral.grammars.schema._compile import canonical  # a schema's compact text after its meta-schema check
+from corral.grammars.schema._plan import (  # the plan's own steps and its plain number patterns
     _PLAIN_INTEGER,
     _PLAIN_NUMBER,
     _compiled_plan,
@@ -25,7 +27,7 @@ from corral.grammars.schema._plan import (
     plain_pattern,
     scan,
 )
-from corral.grammars.schema._values import compact
+from corral.grammars.schema._values import compact  # the schema text the plan reads and llguidance gets
 
 from .._sizes import sized
 
@@ -166,7 +168,7 @@ def test_compact_json_is_written_into_the_schema_as_llguidance_would_merge_it(bo
 
     from llguidance import LLMatcher
 
-    from corral.grammars._grammar import _with_compact_json
+    from corral.grammars._grammar import _with_compact_json  # the fast path against llguidance's own option merge
 
     schema = {"x-guidance": {"lenient": True}, **body} if lenient and "x-guidance" not in body else body
     source = json.dumps(schema) if spaced else compact(schema)

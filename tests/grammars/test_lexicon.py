@@ -1,6 +1,6 @@
 """The lexical model the constraint compiler relies on agrees with the profiles themselves.
 
-Texts are drawn from the model (``corral.grammars._lexicon``): chunks of openers, words, glue, suffixes and
+Texts are drawn from the model (``corral.grammars.constraint._lexicon``): chunks of openers, words, glue, suffixes and
 closers, sentences ending in a mark. The model says which words and how many sentences each text has; the
 profile's own ``split`` must say the same, and the compiled shape must accept the text.
 """
@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from corral.constraints import TEXT, Constraint, Count, Rel
 from corral.grammars import Grammar, accepts, compile_constraint
-from corral.grammars import _regex as R
-from corral.grammars._lexicon import LEXICONS, Lexicon, Token, lexicon
-from corral.grammars._terms import _profile
-from corral.grammars._words import Terminals, Words
+
+# the compiler's model of each profile's words, drawn from and checked against the profile (docs/grammars.md)
+from corral.grammars import _regex as R  # the regex builders the model's expressions are written with
+from corral.grammars.constraint import LEXICONS, Lexicon, Token, lexicon
+from corral.grammars.constraint._terms import _profile  # what the compiler asks of a profile (its sentence ends)
+from corral.grammars.constraint._words import Terminals, Words  # the sentence walk built from the model
 from corral.text import Level, get_profile
 
 PROFILES = sorted(LEXICONS)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from corral.grammars import GrammarError
-from corral.grammars._grammar import _check_schema, _check_schema_slowly
+from corral.grammars._grammar import _check_schema, _check_schema_slowly  # the fast meta-check against jsonschema's
 from tests.conftest import SHARED_DATA
 
 from .._sizes import sized

@@ -14,10 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.grammars import NotExpressible, compile_schema, enforcement, sample
-from corral.grammars._sample import random_walk
-from corral.schema import SampleError, is_valid
-from corral.schema._parse import parse_sample
+from corral.grammars import NotExpressible, compile_schema, enforcement, random_walk, sample
+from corral.schema import SampleError, is_valid, parse_sample
 
 OUTPUTS = ("json", "yaml", "xml")
 
@@ -86,7 +84,7 @@ def test_a_grammar_past_the_engines_limits_is_refused_at_compile_time(monkeypatc
     """The shape of a large real schema whose XML grammar ran out of the engine's lexer fuel in the middle of
     decoding ("too many expressions constructed"): with the fuel lowered so that a schema written here shows it,
     compiling refuses with the reason, for YAML and XML, instead of failing later inside the engine."""
-    import corral.grammars._grammar as engine
+    import corral.grammars._grammar as engine  # the engine's fuel, lowered (no public knob: a real limit)
 
     schema = {"type": "object", "properties": {f"p{i}": {"type": "string", "pattern": "^[a-z]{2,9}[0-9]+$"}
                                                for i in range(40)}}
@@ -107,7 +105,7 @@ def test_mutate_returns_none_when_the_validator_cannot_judge_a_candidate(monkeyp
     mutation, as the docstring says, not a SchemaInputError out of mutate."""
     import random
 
-    import corral.schema._dialect as dialect
+    import corral.schema._dialect as dialect  # the ECMA search replaced by one that gives up
     from corral.schema import SchemaInputError, mutate
 
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^a+$", "maxLength": 8}},

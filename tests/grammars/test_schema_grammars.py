@@ -13,13 +13,24 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from corral.grammars import Grammar, GrammarError, NotExpressible, accepts, compile_schema, enforcement, sample
-from corral.grammars._sample import engine_check, random_walk
-from corral.grammars.schema._enforcement import ASSERTIONS
-from corral.grammars.schema._llguidance import json_pattern_risk
-from corral.grammars.schema._numbers import int_regex, multiple_regex, udec_ge, udec_le
-from corral.grammars.schema._rx import FORMAT_PATTERNS
-from corral.schema._parse import parse_sample
+from corral.grammars import (
+    Grammar,
+    GrammarError,
+    NotExpressible,
+    accepts,
+    compile_schema,
+    enforcement,
+    engine_check,
+    random_walk,
+    sample,
+)
+
+# the schema compiler's parts, each tested against the languages they stand for (number ranges, patterns, formats)
+from corral.grammars.schema._enforcement import ASSERTIONS  # the keywords a grammar enforces, listed by the compiler
+from corral.grammars.schema._llguidance import json_pattern_risk  # where llguidance reads patterns too widely
+from corral.grammars.schema._numbers import int_regex, multiple_regex, udec_ge, udec_le  # number ranges as regexes
+from corral.grammars.schema._rx import FORMAT_PATTERNS  # each format as a regular language
+from corral.schema import parse_sample
 
 OUTPUTS = ("json", "yaml", "xml")
 
@@ -38,7 +49,7 @@ def _valid(schema: Any, value: Any) -> bool:
     except (OverflowError, ValueError):  # jsonschema's multipleOf on an infinite float
         return False
     try:
-        from corral.schema._validate import is_valid
+        from corral.schema import is_valid
     except ImportError:  # pragma: no cover - the schema package is optional here
         return True
     return is_valid(schema, value)
@@ -262,7 +273,7 @@ def _keywords(schema: Any) -> set[str]:
 
 
 def test_the_generated_suite_compiles_and_its_samples_are_valid():
-    from corral.schema._generate import generate_suite
+    from corral.schema import generate_suite
 
     sound = 0
     for item in generate_suite(60, 0):
@@ -519,7 +530,7 @@ def test_refusals_name_path_and_keyword_in_one_line(schema, keyword, path, outpu
 def test_a_definition_reached_many_times_is_lowered_once(monkeypatch):
     """SchemaStore's service-schema (540 kB) reaches its definitions through hundreds of anyOf branches; it
     used to validate every enum value against every branch again at each use and ran for over 30 minutes."""
-    from corral.grammars.schema._lower import Lowerer, lowered
+    from corral.grammars.schema._lower import Lowerer, lowered  # the lowering to the value language, step by step
 
     colours = [f"colour-{i}" for i in range(40)]
     schema = {"$defs": {"c": {"anyOf": [{"enum": colours}, {"type": "integer", "minimum": 0, "maximum": 9}]}},
@@ -746,7 +757,7 @@ def test_bounded_json_texts_are_valid_against_the_original_schema(schema, seed):
 
 
 def test_bounded_json_closes_what_the_schema_leaves_open():
-    from corral.grammars.schema._narrow import bounded
+    from corral.grammars.schema._narrow import bounded  # the narrowing of a bound to what a grammar can write
 
     ints = compile_schema({"type": "integer", "minimum": 70, "multipleOf": 5}, "json", bounded=True)
     assert accepts(ints, str(10**15 + 65)) and not accepts(ints, str(10**15 + 75))
@@ -766,7 +777,7 @@ def test_bounded_json_closes_what_the_schema_leaves_open():
 
 
 def test_bounded_json_closes_objects_to_their_listed_properties_where_nothing_else_applies():
-    from corral.grammars.schema._narrow import bounded
+    from corral.grammars.schema._narrow import bounded  # the narrowing of a bound to what a grammar can write
 
     listed = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "boolean"}}, "required": ["a"]}
     closed = compile_schema(listed, "json", bounded=True)

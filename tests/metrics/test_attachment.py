@@ -174,8 +174,7 @@ def test_round_trip_rate_on_ewt_is_near_the_papers_95_7():
 def test_records_aggregate_to_micro_las_uas_and_bracket_f1():
     """The keys follow ``metric@aggregate:stat``: ``corral.evaluation`` sums them over records and applies the
     registered aggregates (``ratio``, ``micro_f1``)."""
-    from corral.evaluation import SampleRecord
-    from corral.evaluation._metrics import aggregate_quality
+    from corral.evaluation import SampleRecord, aggregate_quality
     from corral.metrics import bracket_stats
 
     gold = (HEADS, RELATIONS)

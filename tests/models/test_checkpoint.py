@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from corral.models import ModelError, adapter_dir, fingerprint, parse_spec
-from corral.models._checkpoint import adapter_base
+from corral.models import ModelError, adapter_base, adapter_dir, fingerprint, parse_spec
 
 
 def _adapter(folder, base):

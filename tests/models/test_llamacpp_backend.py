@@ -16,8 +16,7 @@ from corral.constraints import check
 from corral.evaluation import CONSTRAINED_REPEAT_LIMIT
 from corral.grammars import Grammar, NotExpressible, compile_constraint
 from corral.models import Request, Sampling, load_model
-from corral.suites.collie import STRUCTURES, constraint_for
-from corral.suites.collie._data import instances
+from corral.suites.collie import STRUCTURES, constraint_for, instances
 from corral.text import Level
 
 from .._sizes import sized

@@ -18,9 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.models import REINSTALL, X86_VARIANTS, CpuMismatch, Variant, inspect_build
-from corral.models import _llamacpp_cpu as cpu
-from corral.models._llamacpp_cpu import choose_variant, variant_files
+from corral.models import REINSTALL, X86_VARIANTS, CpuMismatch, Variant, choose_variant, inspect_build, variant_files
+from corral.models import _llamacpp_cpu as cpu  # the CPU probe and the library folder, replaced by simulations
 
 HASWELL_FLAGS = frozenset(("fpu", "sse", "sse2", "ssse3", "sse4_1", *X86_VARIANTS["haswell"]))
 PORTABLE = bool(variant_files(cpu.lib_dir())) if cpu.importlib.util.find_spec("llama_cpp") else False
@@ -126,7 +125,7 @@ def test_a_cpu_without_avx512_gets_haswell_and_cannot_force_skylakex(monkeypatch
 
 _SIMULATED_CLI = textwrap.dedent("""
     import sys
-    from corral.models import _llamacpp_cpu as cpu
+    from corral.models import _llamacpp_cpu as cpu  # its CPU probe, replaced by a simulated CPU
     flags = frozenset(sys.argv[1].split(","))
     cpu._cpu_info = lambda: ("Simulated AVX2 CPU", flags)
     from corral.cli import main

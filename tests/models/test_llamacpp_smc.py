@@ -20,15 +20,17 @@ from hypothesis import strategies as st
 
 from corral.constraints import check
 from corral.grammars import Grammar, accepts, compile_constraint
-from corral.models import Completion, Request, Sampling, load_model
-from corral.models._llamacpp_smc import (
+from corral.models import (
+    Completion,
+    Request,
+    Sampling,
     effective_sample_size,
+    load_model,
     log_normalize,
     parents_from_counts,
     systematic_counts,
 )
-from corral.suites.collie import constraint_for
-from corral.suites.collie._data import instances
+from corral.suites.collie import constraint_for, instances
 
 weights = st.lists(st.floats(min_value=-50, max_value=50), min_size=1, max_size=64)
 

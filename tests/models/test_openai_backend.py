@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 from corral.grammars import Grammar
-from corral.models import ModelError, Request, Sampling, bundled_gguf, load_model
-from corral.models._openai import OpenAIModel
+from corral.models import ModelError, OpenAIModel, Request, Sampling, bundled_gguf, load_model
 
 from ._servers import (
     LlamaServer,

@@ -20,10 +20,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from corral.evaluation._cache import ResponseCache
-from corral.models import Completion, ModelError, Request, Sampling
-from corral.models._openai import OpenAIModel, _retry_after
-from corral.models._served_reply import HostileReply, json_depth, parse_completion, read_json
+from corral.evaluation import ResponseCache
+from corral.models import (
+    Completion,
+    ModelError,
+    OpenAIModel,
+    Request,
+    Sampling,
+    json_depth,
+    parse_completion,
+    read_json,
+)
+from corral.models import parse_retry_after as retry_after
+from corral.models._served_reply import HostileReply  # the readers' own error, internal (not a CorralError)
 from corral.text import scrub
 
 from ._servers import DEEP_JSON, HOSTILE_BODIES, HostileServer, chat_body
@@ -222,7 +231,7 @@ def test_recursion_in_the_parser_is_a_hostile_reply() -> None:
     ({"retry-after-ms": "1500"}, 1.5),
 ])
 def test_retry_after_never_raises(headers: dict[str, str], seconds: float | None) -> None:
-    assert _retry_after(headers) == seconds
+    assert retry_after(headers) == seconds
 
 
 def test_json_depth_ignores_brackets_in_strings() -> None:

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from corral.models import Likelihood, ModelError, Request, Sampling, Scorer, ScriptedModel, score_texts
-from corral.models._openai import OpenAIModel
+from corral.models import Likelihood, ModelError, OpenAIModel, Request, Sampling, Scorer, ScriptedModel, score_texts
 
 CHAT = Request.user("Write one sentence about a cat.")
 TEXT = "The cat, a majestic feline with a fluffy coat and a curious mind, was a loyal companion to her family."
@@ -144,7 +143,7 @@ def test_a_chat_that_does_not_fit_the_context_scores_none():
 def test_transformers_and_llama_cpp_agree_on_the_same_text(llama):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from corral.models._transformers import TransformersModel
+    from corral.models import TransformersModel
 
     torch_model = TransformersModel("smollm2")  # the same GGUF, dequantized to fp32
     try:

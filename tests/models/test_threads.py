@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.models import ModelError
-from corral.models._threads import (
+from corral.models import (
     THREADS_VARIABLE,
     WINDOW_SECONDS,
     CpuTimes,
+    ModelError,
     ThreadGovernor,
     choose_threads,
     default_threads,

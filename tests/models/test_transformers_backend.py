@@ -22,7 +22,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 jsonschema = pytest.importorskip("jsonschema")
 
-from corral.models._transformers import TransformersModel  # noqa: E402
+from corral.models import TransformersModel  # noqa: E402
 
 PROMPTS = (
     "What is the capital of France?",

@@ -7,6 +7,7 @@ trips and the pydantic rendering meet the cases that break naive writers.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -227,3 +228,17 @@ def tagged(value: Any) -> Any:
     if isinstance(value, list):
         return ("list", [tagged(v) for v in value])
     return (type(value).__name__, value)
+
+
+def json_literal(value: Any) -> str:
+    """A JSON literal on one line, as the English and pydantic forms write values: strings quoted and escaped, and
+    every character Python does not call printable escaped too."""
+    text = json.dumps(value, ensure_ascii=False)
+    return "".join(ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in text)
+
+
+def number(value: Any) -> str:
+    """A number exactly as the English form writes it (repr); anything else as a JSON literal."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(value)
+    return json_literal(value)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from corral.schema import schemastore, schemastore_documents, schemastore_registry
-from corral.schema._conformance import run_test_suite
-from corral.schema._validate import validate
+from corral.schema import run_test_suite, schemastore, schemastore_documents, schemastore_registry, validate
 from tests.conftest import SHARED_DATA
 
 SUITE = SHARED_DATA / "json-schema-test-suite"

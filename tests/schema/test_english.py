@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 
-from corral.schema._english import _lit, _num, describe
-from corral.schema._walk import subschemas
-from tests.schema.form_strategies import LISTING_7, schemas
+from corral.schema import describe, generate_suite, subschemas
+from tests.schema.form_strategies import LISTING_7, json_literal, number, schemas
 
 LISTING_7_ENGLISH = """The value must be an object.
 Its properties:
@@ -107,23 +105,24 @@ def _expected_fragments(schema: Any) -> list[str]:
     for _, node in subschemas(schema):
         for kw, value in node.items():
             if kw in _NUMBERS:
-                fragments.append(_num(value))
+                fragments.append(number(value))
             elif kw in _LITERALS:
-                fragments.append(_lit(value))
+                fragments.append(json_literal(value))
             elif kw == "enum" and isinstance(value, list):
-                fragments += [_lit(v) for v in value]
+                fragments += [json_literal(v) for v in value]
             elif kw in ("properties", "patternProperties", "required") and isinstance(value, dict | list):
-                fragments += [_lit(name) for name in value]
+                fragments += [json_literal(name) for name in value]
             elif kw in ("minContains", "maxContains"):
-                fragments.append(_num(value))
+                fragments.append(number(value))
             elif kw == "dependentRequired":
-                fragments += [_lit(name) for name in value] + [_lit(n) for names in value.values() for n in names]
+                fragments += [json_literal(name) for name in value]
+                fragments += [json_literal(n) for names in value.values() for n in names]
             elif kw == "additionalProperties" and value is False:
                 fragments.append("no ")
             elif kw == "uniqueItems":
                 fragments.append("no duplicate items" if value else "may have duplicate items")
             elif kw.startswith("$") and kw not in ("$ref", "$defs", "$comment", "$schema", "$id", "$anchor"):
-                fragments += [_lit(kw), _lit(value)]
+                fragments += [json_literal(kw), json_literal(value)]
     return fragments
 
 
@@ -143,7 +142,7 @@ def test_deterministic_one_statement_a_line(schema: dict) -> None:
     assert text.startswith("The value must be ") and text.endswith(".\n")
     assert text.splitlines() == text.split("\n")[:-1]
     for name in _property_names(schema):
-        assert f"- {_lit(name)} (" in text
+        assert f"- {json_literal(name)} (" in text
 
 
 def _property_names(schema: Any) -> list[str]:
@@ -152,7 +151,6 @@ def _property_names(schema: Any) -> list[str]:
 
 
 def test_generated_suite_names_every_constraint() -> None:
-    generate = pytest.importorskip("corral.schema._generate")
-    for item in generate.generate_suite(100, 0):
+    for item in generate_suite(100, 0):
         text = describe(item.schema)
         assert [fragment for fragment in _expected_fragments(item.schema) if fragment not in text] == []

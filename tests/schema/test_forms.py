@@ -9,9 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.schema._forms import DATA_FORMS, FORMS, parse_schema, render_sample, render_schema
-from corral.schema._parse import parse_sample
-from corral.schema._pydantic import pydantic_equivalent
+from corral.schema import (
+    DATA_FORMS,
+    FORMS,
+    generate_suite,
+    parse_sample,
+    parse_schema,
+    pydantic_equivalent,
+    render_sample,
+    render_schema,
+)
 from tests.schema.form_strategies import (
     LISTING_7,
     json_values,
@@ -219,8 +226,7 @@ def test_forms_are_strings_ending_in_a_newline_or_json(form: str) -> None:
 
 
 def test_generated_suite_in_every_form() -> None:
-    generate = pytest.importorskip("corral.schema._generate")
-    for item in generate.generate_suite(100, 0):
+    for item in generate_suite(100, 0):
         schema = item.schema
         for form in DATA_FORMS:
             assert tagged(parse_schema(render_schema(schema, form), form)) == tagged(schema), form

@@ -13,18 +13,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from corral.schema._generate import (
+from corral.schema import (
     ALL_KEYWORDS,
     CONCODE,
-    PATTERNS,
     GeneratorConfig,
+    NoSampleError,
     generate_one,
     generate_schema,
     generate_suite,
+    keyword_census,
+    schema_depth,
+    subschemas,
     suite_census,
+    valid_sample,
 )
-from corral.schema._sample import FORMATS, NoSampleError, valid_sample, words
-from corral.schema._walk import keyword_census, schema_depth, subschemas
+from corral.schema import GENERATOR_PATTERNS as PATTERNS
+from corral.schema import STRING_FORMATS as FORMATS
+from corral.schema import sample_words as words
 
 SEEDS = st.integers(min_value=0, max_value=2**40)
 

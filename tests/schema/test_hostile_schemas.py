@@ -14,8 +14,7 @@ from typer.testing import CliRunner
 
 from corral.cli import app
 from corral.grammars import Grammar, GrammarError, accepts
-from corral.schema import SchemaInputError, check_schema, mutate, parse_schema, render_schema, validate
-from corral.schema._cycles import endless_cycle
+from corral.schema import SchemaInputError, check_schema, endless_cycle, mutate, parse_schema, render_schema, validate
 from tests.conftest import SHARED_DATA
 
 runner = CliRunner()

@@ -10,9 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from corral.schema._generate import generate_schema, generate_suite
-from corral.schema._mutate import BROKEN_FORMATS, MUTABLE_KEYWORDS, Mutation, mutate
-from corral.schema._sample import FORMATS, pointer, valid_sample
+from corral.schema import (
+    BROKEN_FORMATS,
+    MUTABLE_KEYWORDS,
+    Mutation,
+    generate_schema,
+    generate_suite,
+    mutate,
+    valid_sample,
+)
+from corral.schema import STRING_FORMATS as FORMATS
+from corral.schema import json_pointer as pointer
 
 SEEDS = st.integers(min_value=0, max_value=2**40)
 

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from corral.schema._pydantic import (
+from corral.schema import (
     PYDANTIC_CONDITIONAL,
     PYDANTIC_UNSUPPORTED,
-    _json,
+    generate_suite,
     pydantic_equivalent,
     to_pydantic,
     unsupported_keywords,
 )
-from tests.schema.form_strategies import LISTING_7, schemas
+from tests.schema.form_strategies import LISTING_7, json_literal, schemas
 
 LISTING_7_PYTHON = """from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
@@ -252,7 +252,7 @@ def test_every_unsupported_keyword_stays_visible(schema: dict) -> None:
         if keyword == "false":
             assert "false (no value is valid)" in comments
         else:
-            assert f"{_json(keyword)[1:-1]} {_json(node[keyword])}" in comments
+            assert f"{json_literal(keyword)[1:-1]} {json_literal(node[keyword])}" in comments
 
 
 @settings(max_examples=60)
@@ -265,8 +265,7 @@ def test_source_is_plain_lines(schema: dict) -> None:
 
 
 def test_generated_suite_keeps_unsupported_keywords_visible() -> None:
-    generate = pytest.importorskip("corral.schema._generate")
-    for item in generate.generate_suite(100, 0):
+    for item in generate_suite(100, 0):
         comments = _comments(to_pydantic(item.schema))
         for pointer, keyword in unsupported_keywords(item.schema):
-            assert f"{keyword} {_json(_node(item.schema, pointer)[keyword])}" in comments
+            assert f"{keyword} {json_literal(_node(item.schema, pointer)[keyword])}" in comments

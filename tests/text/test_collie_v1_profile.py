@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.text import Level, Segmentation, get_profile, segment
-from corral.text._collie_v1 import reference_split, split
+from corral.text._collie_v1 import reference_split, split  # the fast profile against the NLTK pipeline it replaces
 
 LEVELS = [Level.CHAR, Level.WORD, Level.SENTENCE, Level.PARAGRAPH, Level.PASSAGE]
 PROFILE = get_profile("collie-v1")

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.text import _default_profile
-from corral.text._default_profile import paragraphs, sentences, words
+from corral.text import _default_profile  # its skip of syntok, checked against syntok (the library it spares)
+from corral.text._default_profile import paragraphs, sentences, words  # the profile's spans, level by level
 
 from .._sizes import sized
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from corral.text import _punkt_fast
-from corral.text._punkt_fast import REFERENCE, punkt_spans
+from corral.text import _punkt_fast  # the fast Punkt against NLTK's, the library it replaces
+from corral.text._punkt_fast import REFERENCE, punkt_spans  # the fast Punkt against NLTK's, the library it replaces
 from tests.conftest import collie_texts
 
 nltk_punkt = pytest.importorskip("nltk.tokenize.punkt")

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.text import _treebank_fast
-from corral.text._treebank_fast import REFERENCE, treebank_tokens
+from corral.text import _treebank_fast  # the fast Treebank tokenizer against NLTK's, the library it replaces
+from corral.text._treebank_fast import REFERENCE, treebank_tokens  # the same, against NLTK's
 from tests.conftest import collie_texts
 
 nltk_tokenize = pytest.importorskip("nltk.tokenize")

@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from corral.evaluation import SampleRecord
-from corral.training import bootstrap
-from corral.training._compare import comparison_row, held_out_output, recompute_row
+from corral.training import bootstrap, comparison_row, held_out_output, recompute_row
 
 
 @given(st.lists(st.sampled_from([0.0, 1.0]), min_size=1, max_size=60))

@@ -15,14 +15,15 @@ from corral.training import (
     TrainConfig,
     TrainError,
     build_mix,
+    claim_run,
     is_heldout,
     last_checkpoint,
     load_config,
     parse_config,
+    rl_rows,
+    sft_rows,
+    trim_log,
 )
-from corral.training._config import claim_run
-from corral.training._data import rl_rows, sft_rows
-from corral.training._run import trim_log
 
 COLLIE = {"task": "collie", "where": {"structure": ["word02"]}, "limit": 20}
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.training._compare import recompute_row
+from corral.training import recompute_row
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")

@@ -36,20 +36,47 @@ from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, err,
 from ._console import fail as _fail
 from ._doctor import register as register_doctor
 from ._eval import register as register_eval
+from ._eval import spec_of
+from ._generate import grammar_from_options
 from ._options import (
     MAX_MEMORY_MB,
     MAX_TIMEOUT,
     MAX_TOKENS,
+    SEED_MAX,
+    WORKERS_MAX,
+    Bounds,
+    BoundsError,
+    OutOfBounds,
     UsageErrors,
+    bounds_of,
     float_option,
     int_option,
     seed_option,
+    usage_line,
     workers_option,
 )
+from ._report import find_runs
 from ._report import register as register_report
 from ._schema import app as schema_app
 from ._tasks import register as register_tasks
 from ._train import app as train_app
+
+__all__ = [
+    "SEED_MAX",
+    "WORKERS_MAX",
+    "Bounds",
+    "BoundsError",
+    "OutOfBounds",
+    "app",
+    "bounds_of",
+    "check_lines",
+    "find_runs",
+    "grammar_from_options",
+    "main",
+    "register_report",
+    "spec_of",
+    "usage_line",
+]
 
 MAX_CHARS = 100_000_000  # --max-chars: 50 times the default (10 million characters segment in about 17 s)
 MAX_GENERATE_N = 1_000  # corral generate --n

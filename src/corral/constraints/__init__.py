@@ -9,6 +9,7 @@ from . import _builtin  # noqa: F401  (registers count, match, regex)
 from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter, enforce
 from ._check import Checked, Context, Result
 from ._english import Phrasing
+from ._english import selection as selection_phrase
 from ._json import ConstraintJSONError, from_json, to_json
 from ._kinds import BaseKind, Call, get_kind, kind_of, register_kind
 from ._nodes import (
@@ -32,11 +33,15 @@ from ._nodes import (
     to_text,
 )
 from ._parse import ConstraintSyntaxError, parse
+from ._pattern import MAX_PATTERN_CHARS, MAX_PATTERN_SIZE, bound_pattern
 from ._render import render
+from ._strings import encode_string
 from ._verdict import check
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "MAX_PATTERN_CHARS",
+    "MAX_PATTERN_SIZE",
     "TEXT",
     "UNIT",
     "And",
@@ -65,7 +70,9 @@ __all__ = [
     "Selector",
     "TextRef",
     "UnitRef",
+    "bound_pattern",
     "check",
+    "encode_string",
     "enforce",
     "from_json",
     "get_kind",
@@ -73,6 +80,7 @@ __all__ = [
     "parse",
     "register_kind",
     "render",
+    "selection_phrase",
     "to_json",
     "to_text",
 ]

@@ -3,13 +3,16 @@ resumable run directories, the shared response cache, metrics (success, pass@k, 
 
 from ._cache import ResponseCache, default_cache_path
 from ._fingerprint import grammar_fingerprint
-from ._metrics import pass_at_k, summarize
-from ._records import CONFIG_FILE, RunConfig, RunError, SampleRecord, read_config, read_records
+from ._lock import LOCK_FILE, run_lock
+from ._metrics import aggregate_quality, pass_at_k, summarize
+from ._records import CONFIG_FILE, LIKELIHOODS_FILE, RunConfig, RunError, SampleRecord, read_config, read_records
 from ._rejudge import rejudge
-from ._report import write_report
+from ._report import run_labels, write_report
+from ._rerank import RERANK_SEED_STRIDE, choose_candidate
 from ._runner import (
     CONSTRAINED_REPEAT_LIMIT,
     RunPlan,
+    cache_model_id,
     default_repeat_limit,
     default_run_dir,
     evaluate,
@@ -39,10 +42,13 @@ __all__ = [
     "CLOSE_LIMIT",
     "CONFIG_FILE",
     "CONSTRAINED_REPEAT_LIMIT",
+    "LIKELIHOODS_FILE",
+    "LOCK_FILE",
     "MAX_INSTANCES",
     "MAX_ROUNDS",
     "MAX_SAMPLES",
     "MAX_TOKENS",
+    "RERANK_SEED_STRIDE",
     "SEED_MAX",
     "DecodingStrategy",
     "EvalSpec",
@@ -56,6 +62,9 @@ __all__ = [
     "SamplingConfig",
     "SmcStrategy",
     "SpecError",
+    "aggregate_quality",
+    "cache_model_id",
+    "choose_candidate",
     "default_cache_path",
     "default_repeat_limit",
     "default_run_dir",
@@ -70,6 +79,8 @@ __all__ = [
     "read_runtimes",
     "read_spec_file",
     "rejudge",
+    "run_labels",
+    "run_lock",
     "summarize",
     "write_report",
 ]

@@ -37,7 +37,7 @@ def write_report(runs: Sequence[Path], out: Path, recheck: bool = False) -> Path
     if not runs:
         raise RunError("no run directories given")
     summaries = [_load(Path(run), recheck) for run in runs]
-    labels = _labels(summaries, runs)
+    labels = run_labels(summaries, runs)
     make_folder(out)  # a file in the way, a name too long: an OutputError naming --out
     charts = _charts(summaries, labels, out)
     path = out / REPORT_FILE
@@ -57,7 +57,7 @@ def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
     return summarize(config, records) | {"runtimes": read_runtimes(run)}
 
 
-def _labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:
+def run_labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:
     """Each run's config label; runs sharing one are told apart by the task options that differ between them
     (``schema_form=yaml output_form=xml``), then by hash prefix, then by directory name."""
     labels = [s["label"] for s in summaries]

@@ -50,7 +50,7 @@ def rank_key(completion: Completion, likelihood: Likelihood | None, index: int) 
             float("inf") if nll is None else nll, index)
 
 
-def choose(completions: Sequence[Completion], likelihoods: Sequence[Likelihood | None]) -> int:
+def choose_candidate(completions: Sequence[Completion], likelihoods: Sequence[Likelihood | None]) -> int:
     """The index of the candidate to keep (``rank_key``'s first); failed candidates are never chosen."""
     if len(completions) != len(likelihoods) or not completions:
         raise ValueError(f"choose needs one likelihood per candidate, got {len(completions)} and {len(likelihoods)}")

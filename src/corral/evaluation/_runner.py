@@ -52,7 +52,7 @@ from ._records import (
     read_config,
     read_records,
 )
-from ._rerank import candidate_requests, choose
+from ._rerank import candidate_requests, choose_candidate
 from ._scoring import score_finals
 from ._spec import CLOSE_LIMIT, Decoding, EvalSpec
 
@@ -399,7 +399,7 @@ def _complete(requests: Sequence[Request], config: RunConfig, the_model: Callabl
               cache: ResponseCache | None) -> tuple[list[Completion], list[bool]]:
     """Every request's one completion, from the cache where it has them (and whether it did)."""
     completions: list[Completion | None] = [None] * len(requests)
-    model_id = _model_id(config) if cache else ""
+    model_id = cache_model_id(config) if cache else ""
     keys = [ResponseCache.key(r, config.backend, model_id) for r in requests] if cache else []
     if cache is not None:
         completions = [cache.get(key) for key in keys]
@@ -425,7 +425,7 @@ def _rerank(model: Model, request: Request, plan: Sequence[Request], got: Sequen
     if all(likelihood is None for likelihood in likelihoods) and any(completion.text for completion in got):
         raise RunError(f"strategy 'rerank' needs a model that scores texts (llamacpp, transformers); "
                        f"{model.backend} model {model.name!r} does not")
-    chosen = choose(got, likelihoods)
+    chosen = choose_candidate(got, likelihoods)
     seconds = sum(completion.seconds for completion in got) + time.perf_counter() - started
     candidates = Rerank(chosen=chosen, candidates=[
         Candidate(seed=candidate.sampling.seed, text=completion.text, finish_reason=completion.finish_reason,
@@ -474,7 +474,7 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
         appended=appended, written_passed=written, likelihood=likelihood, rerank=rerank, replaced=completion.replaced)
 
 
-def _model_id(config: RunConfig) -> str:
+def cache_model_id(config: RunConfig) -> str:
     """The model as the response cache knows it. A local llama.cpp model includes its CPU variant: variants' kernels
     round differently, so a response computed on one is not the answer another gives (CORRAL_LLAMA_CPU=skylakex
     must reproduce skylakex figures, not return what zen4 said)."""

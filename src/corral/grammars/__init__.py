@@ -10,16 +10,25 @@ what it cannot express is reported per base constraint (``NotExpressible``); ``c
 docs/grammars.md says what the compiled grammars allow.
 """
 
-from ._compile import Limits, NotExpressible, compile_constraint
 from ._complete import shortest_completion
 from ._copy import MAX_TOKENS as MAX_COPY_TOKENS
 from ._copy import copy_sequence, copy_tree
-from ._grammar import MAX_GRAMMAR_CHARS, Grammar, GrammarError, GrammarFormat, MatcherCache, engine_limits
+from ._grammar import (
+    MAX_GRAMMAR_CHARS,
+    Grammar,
+    GrammarError,
+    GrammarFormat,
+    MatcherCache,
+    NotExpressible,
+    engine_limits,
+)
 from ._regex import lit
-from ._sample import accepts, sample, witness
+from ._sample import EOS, accepts, allowed_bytes, byte_matcher, engine_check, random_walk, sample, witness
+from .constraint import Limits, compile_constraint
 from .schema import Enforcement, compile_schema, enforcement
 
 __all__ = [
+    "EOS",
     "MAX_COPY_TOKENS",
     "MAX_GRAMMAR_CHARS",
     "Enforcement",
@@ -30,13 +39,17 @@ __all__ = [
     "MatcherCache",
     "NotExpressible",
     "accepts",
+    "allowed_bytes",
+    "byte_matcher",
     "compile_constraint",
     "compile_schema",
     "copy_sequence",
     "copy_tree",
     "enforcement",
+    "engine_check",
     "engine_limits",
     "lit",
+    "random_walk",
     "sample",
     "shortest_completion",
     "witness",

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, replace
 
 from ._grammar import Grammar
-from ._sample import EOS, _allowed, _matcher
+from ._sample import EOS, allowed_bytes, byte_matcher
 
 _OPENERS = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
 _CLOSERS = set(_OPENERS.values())
@@ -114,7 +114,7 @@ def shortest_completion(grammar: Grammar, prefix: str, *, max_nodes: int = 500_0
     None when ``prefix`` is not a prefix of the grammar, or no completion was found within ``max_nodes``
     expanded paths, ``seconds`` or ``max_bytes`` (the budgets: a grammar can make the search explode).
     """
-    matcher = _matcher(grammar)
+    matcher = byte_matcher(grammar)
     data = prefix.encode("utf-8")
     if data and not matcher.consume_tokens(list(data)):
         return None
@@ -178,7 +178,7 @@ def _shortest(matcher, data: bytes, start: _Nesting, max_nodes: int, deadline: f
         if len(path) >= max_bytes:
             continue
         expanded += 1
-        for allowed in _options(_allowed(matcher), path[-1:] or data[-1:]):
+        for allowed in _options(allowed_bytes(matcher), path[-1:] or data[-1:]):
             following = state.step(allowed)
             cost = len(path) + 1
             heapq.heappush(queue, (cost + following.estimate, -cost, next(order), path + bytes([allowed]), following))
@@ -258,7 +258,7 @@ def _depth_first(matcher, data: bytes, start: _Nesting, deadline: float, max_byt
                 options = [forced]
             else:
                 tail = bytes(path[-8:]) if len(path) >= 8 else data[-8:] + bytes(path)  # no copy of the prefix
-                allowed = _options(_allowed(matcher), tail[-1:]) if len(path) < max_bytes else []
+                allowed = _options(allowed_bytes(matcher), tail[-1:]) if len(path) < max_bytes else []
                 following = {byte: state.step(byte) for byte in allowed}
                 allowed = [byte for byte in allowed if following[byte].depth <= max_depth]
                 allowed.sort(key=lambda byte: (following[byte].estimate, rank.get(byte, len(rank)), byte))

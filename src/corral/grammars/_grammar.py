@@ -21,6 +21,21 @@ from corral.errors import GrammarError as GrammarError  # defined with Corral's 
 
 GrammarFormat = Literal["lark", "json_schema", "regex"]
 
+
+class NotExpressible(GrammarError):
+    """No grammar for this target. ``parts`` pairs each base constraint (in the textual form) that has none with
+    the reason; a task's own target (a sentence, a schema) gives the reason alone, as one string."""
+
+    def __init__(self, parts: list[tuple[str, str]] | str) -> None:
+        if isinstance(parts, str):
+            self.parts = [("the target", parts)]
+            super().__init__(f"not expressible as a grammar: {parts}")
+            return
+        self.parts = parts
+        listed = "; ".join(f"{expr}: {reason}" for expr, reason in parts)
+        super().__init__(f"not expressible as a grammar: {listed}")
+
+
 MAX_GRAMMAR_CHARS = 1_000_000
 """Grammars are untrusted input too: beyond this size they are refused rather than compiled."""
 

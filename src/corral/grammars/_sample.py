@@ -50,7 +50,7 @@ def _compile_bytes(grammar: Grammar):  # -> llguidance.LLMatcher
     return matcher
 
 
-def _matcher(grammar: Grammar):  # -> llguidance.LLMatcher
+def byte_matcher(grammar: Grammar):  # -> llguidance.LLMatcher
     """A fresh byte-level matcher of ``grammar``."""
     return _MATCHERS.copy(grammar, _compile_bytes)
 
@@ -58,14 +58,15 @@ def _matcher(grammar: Grammar):  # -> llguidance.LLMatcher
 def engine_check(grammar: Grammar) -> str | None:
     """The engine's complaint about ``grammar`` (e.g. lexer fuel exhausted on a hard intersection), if any."""
     try:
-        matcher = _matcher(grammar)
+        matcher = byte_matcher(grammar)
     except ValueError as exc:
         return str(exc).splitlines()[0]
     matcher.compute_bitmask()
     return matcher.get_error().splitlines()[0] if matcher.is_error() else None
 
 
-def _allowed(matcher) -> list[int]:
+def allowed_bytes(matcher) -> list[int]:
+    """The byte tokens (and ``EOS``) a byte-level matcher allows next."""
     return _allowed_in(matcher.compute_bitmask())
 
 
@@ -77,7 +78,7 @@ def _allowed_in(bitmask: bytes) -> list[int]:
 
 def accepts(grammar: Grammar, text: str) -> bool:
     """Whether ``text`` is a complete sentence of ``grammar``."""
-    matcher = _matcher(grammar)
+    matcher = byte_matcher(grammar)
     return matcher.consume_tokens(list(text.encode())) and matcher.is_accepting()
 
 
@@ -136,7 +137,7 @@ def _candidates(hints: tuple[str, ...]) -> list[str]:
 
 def _search(grammar: Grammar, hints: tuple[str, ...], budget: int, max_bytes: int,
             alphabet: frozenset[int] | None) -> str | None:
-    matcher = _matcher(grammar)
+    matcher = byte_matcher(grammar)
     chunks = [h.encode() for h in dict.fromkeys(hints) if h]
     out = bytearray()
     stack: list[list[bytes | int]] = []  # per step: the options not tried yet
@@ -145,7 +146,7 @@ def _search(grammar: Grammar, hints: tuple[str, ...], budget: int, max_bytes: in
     while steps < budget:
         steps += 1
         if len(stack) == len(taken):
-            every = set(_allowed(matcher))
+            every = set(allowed_bytes(matcher))
             allowed = every & alphabet if alphabet is not None else every
             at_start = not out or not chr(out[-1]).isalpha()
             # a word hint once per sentence (each sentence of a paragraph may need the same word), a sentence hint
@@ -219,10 +220,10 @@ def sample(grammar: Grammar, choose: Callable[[list[int]], int], max_bytes: int 
     a dead end: a prefix the grammar allows but cannot complete. ``strict`` raises ``ValueError`` on a dead
     end instead, since for a compiled grammar it is a bug (decoding there can only stop mid-text).
     """
-    matcher = _matcher(grammar)
+    matcher = byte_matcher(grammar)
     out = bytearray()
     while len(out) < max_bytes:
-        allowed = _allowed(matcher)
+        allowed = allowed_bytes(matcher)
         if not allowed or (allowed == [EOS] and not matcher.is_accepting()):
             if strict:
                 raise ValueError(f"dead end after {out.decode('utf-8', errors='replace')!r}")

@@ -37,32 +37,27 @@ import ctypes
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from corral.decoding import RepeatGuard
+from corral.decoding import MatcherFactory, RepeatGuard
 
 from ._protocol import Completion, Request
 from ._threads import PACE_TOKENS
 
-if TYPE_CHECKING:
-    from corral.decoding import MatcherFactory
 
-
-class SmcHost(Protocol):
-    """What SMC uses of the model that runs it (``LlamaCppModel``), named here so that this module need not import
-    the model's (which imports this one): its llama.cpp handle, its mask factory, its pacing between tokens, and
-    the SMC context it keeps (one KV stream per particle)."""
+class _Host(Protocol):
+    """What ``smc_sample`` uses of the llama.cpp model that runs it (``LlamaCppModel``, which imports this module)."""
 
     _llama: Any
 
     @property
     def masks(self) -> MatcherFactory: ...
 
-    def _pace(self) -> None: ...
-
     def _smc_context(self, particles: int, cells: int) -> SmcContext: ...
+
+    def _pace(self) -> None: ...
 
 PAD = 256  # each particle's KV stream holds the prompt and max_tokens, rounded up to this many cells
 
@@ -214,7 +209,7 @@ def _logsumexp(values: np.ndarray) -> float:
     return top + math.log(float(np.exp(values - top).sum()))
 
 
-def smc_sample(model: SmcHost, request: Request, prompt: list[int], steps: int, index: int,
+def smc_sample(model: _Host, request: Request, prompt: list[int], steps: int, index: int,
                started: float) -> Completion:
     """Sample ``index`` of ``request`` by SMC with ``request.sampling.particles`` particles (see the module)."""
     import llama_cpp

@@ -293,7 +293,7 @@ class OpenAIModel:
                                   error=f"{self.base_url}: {_server_message(exc)}")
             if exc.status_code < 500 and exc.status_code not in RETRY_STATUSES:
                 raise self._refusal(exc, request) from None
-            return f"HTTP {exc.status_code}: {_server_message(exc)}", _retry_after(exc.response.headers)
+            return f"HTTP {exc.status_code}: {_server_message(exc)}", parse_retry_after(exc.response.headers)
         except (openai.APITimeoutError, TimeoutError):
             if limit < self.timeout:
                 return f"no answer before the {self.total_timeout:g} s total bound (total_timeout) ran out", None
@@ -503,7 +503,7 @@ def _server_message(exc: Any) -> str:
     return _one_line(message[:4000])[:400]
 
 
-def _retry_after(headers: Mapping[str, str]) -> float | None:
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an HTTP date), if given; a
     value that is not a finite non-negative time is no value (infinity is capped by the caller's ``retry_after_max``).
     """

@@ -17,18 +17,38 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._check import SampleCheck, check_sample
     from ._conformance import ConformanceReport, run_test_suite
+    from ._cycles import endless_cycle
     from ._ecma import is_regex
     from ._english import describe
     from ._errors import SchemaInputError
     from ._forms import DATA_FORMS, FORMS, DataForm, SchemaForm, parse_schema, render_sample, render_schema
-    from ._generate import CONCODE, GeneratedSchema, GeneratorConfig, generate_schema, generate_suite, suite_census
-    from ._mutate import MUTABLE_KEYWORDS, Mutation, mutate
+    from ._generate import (
+        ALL_KEYWORDS,
+        CONCODE,
+        GeneratedSchema,
+        GeneratorConfig,
+        generate_one,
+        generate_schema,
+        generate_suite,
+        suite_census,
+    )
+    from ._generate import PATTERNS as GENERATOR_PATTERNS
+    from ._mutate import BROKEN_FORMATS, MUTABLE_KEYWORDS, Mutation, mutate
     from ._parse import SAMPLE_FORMATS, SampleError, SampleFormat, extract_block, parse_sample, read_data_file
-    from ._pydantic import PYDANTIC_UNSUPPORTED, pydantic_equivalent, to_pydantic, unsupported_keywords
+    from ._pydantic import (
+        PYDANTIC_CONDITIONAL,
+        PYDANTIC_UNSUPPORTED,
+        pydantic_equivalent,
+        to_pydantic,
+        unsupported_keywords,
+    )
     from ._realworld import jsonschemabench, schemastore, schemastore_documents, schemastore_registry
+    from ._sample import FORMATS as STRING_FORMATS
     from ._sample import NoSampleError, valid_sample
+    from ._sample import pointer as json_pointer
+    from ._sample import words as sample_words
     from ._validate import RefProblem, SchemaViolation, check_schema, is_valid, unresolvable_refs, validate
-    from ._walk import keyword_census, subschemas
+    from ._walk import keyword_census, schema_depth, subschemas
 
 # Names load their module on first use (PEP 562): validation pulls in jsonschema, whose format checkers build a
 # parser for RFC 3987 when imported (1.6 s), and every ``corral`` command imports this package for its ``schema``
@@ -81,16 +101,27 @@ _WHERE = {
     "unsupported_keywords": "._pydantic",
     "valid_sample": "._sample",
     "validate": "._validate",
+    "ALL_KEYWORDS": "._generate",
+    "GENERATOR_PATTERNS": "._generate:PATTERNS",
+    "generate_one": "._generate",
+    "STRING_FORMATS": "._sample:FORMATS",
+    "sample_words": "._sample:words",
+    "json_pointer": "._sample:pointer",
+    "schema_depth": "._walk",
+    "endless_cycle": "._cycles",
+    "BROKEN_FORMATS": "._mutate",
+    "PYDANTIC_CONDITIONAL": "._pydantic",
 }
 
 
 def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
+    where = _WHERE.get(name)
+    if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(module, __name__), name)
+    module, _, attribute = where.partition(":")  # "._module:attribute" where the face's name is another
+    value = getattr(import_module(module, __name__), attribute or name)
     globals()[name] = value
     return value
 
@@ -100,12 +131,17 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ALL_KEYWORDS",
+    "BROKEN_FORMATS",
     "CONCODE",
     "DATA_FORMS",
     "FORMS",
+    "GENERATOR_PATTERNS",
     "MUTABLE_KEYWORDS",
+    "PYDANTIC_CONDITIONAL",
     "PYDANTIC_UNSUPPORTED",
     "SAMPLE_FORMATS",
+    "STRING_FORMATS",
     "ConformanceReport",
     "DataForm",
     "GeneratedSchema",
@@ -122,11 +158,14 @@ __all__ = [
     "check_sample",
     "check_schema",
     "describe",
+    "endless_cycle",
     "extract_block",
+    "generate_one",
     "generate_schema",
     "generate_suite",
     "is_regex",
     "is_valid",
+    "json_pointer",
     "jsonschemabench",
     "keyword_census",
     "mutate",
@@ -137,6 +176,8 @@ __all__ = [
     "render_sample",
     "render_schema",
     "run_test_suite",
+    "sample_words",
+    "schema_depth",
     "schemastore",
     "schemastore_documents",
     "schemastore_registry",

@@ -13,20 +13,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._compare import bootstrap, compare
+from ._compare import bootstrap, compare, comparison_markdown, comparison_row, held_out_output, recompute_row
 from ._config import (
     CONFIG_FILE,
     RunMismatch,
     TaskSpec,
     TrainConfig,
     TrainError,
+    claim_run,
     load_config,
     parse_config,
 )
-from ._data import TaskPart, build_mix, is_heldout
+from ._data import TaskPart, build_mix, is_heldout, rl_rows, sft_rows
 from ._export import export
 from ._rewards import CheckerReward, Judgement, quality_value, reward_value
-from ._run import Progress, last_checkpoint, quiet_progress, read_steps
+from ._run import Progress, last_checkpoint, quiet_progress, read_steps, resumed_step, trim_log
 
 __all__ = [
     "CONFIG_FILE",
@@ -40,16 +41,25 @@ __all__ = [
     "TrainError",
     "bootstrap",
     "build_mix",
+    "claim_run",
     "compare",
+    "comparison_markdown",
+    "comparison_row",
     "export",
+    "held_out_output",
     "is_heldout",
     "last_checkpoint",
     "load_config",
     "parse_config",
     "quality_value",
     "read_steps",
+    "recompute_row",
+    "resumed_step",
     "reward_value",
+    "rl_rows",
+    "sft_rows",
     "train",
+    "trim_log",
 ]
 
 

@@ -66,7 +66,7 @@ def compare(runs: Sequence[Path], out: Path, *, limit: int | None = None, decodi
     with writing(out / "comparison.png"):
         _chart(rows, out / "comparison.png")
     path = out / "report.md"
-    atomic_write(path, _markdown(rows, models, first, runs))
+    atomic_write(path, comparison_markdown(rows, models, first, runs))
     return path
 
 
@@ -159,7 +159,7 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def _markdown(rows: list[dict[str, Any]], models: list[tuple[str, str]], config: TrainConfig,
+def comparison_markdown(rows: list[dict[str, Any]], models: list[tuple[str, str]], config: TrainConfig,
               runs: Sequence[Path]) -> str:
     lines = ["# Training: before and after", "",
              "Held-out instances (never trained on), first attempt, greedy, transformers backend. "

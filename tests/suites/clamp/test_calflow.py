@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corral.suites.clamp import canonical_lispress
-from corral.suites.clamp._calflow import CALFLOW_SPLITS, calflow_split, calflow_turns
+from corral.suites.clamp import CALFLOW_SPLITS, calflow_split, calflow_turns, canonical_lispress
 
 
 def test_every_validation_turn_is_shipped_with_its_context():

@@ -7,18 +7,19 @@ import random
 import pytest
 
 from corral.grammars import accepts, sample
-from corral.suites.clamp._calflow import calflow_split
-from corral.suites.clamp._calflow_grammar import (
+from corral.grammars.scfg import Symbol
+from corral.suites.clamp import (
+    benchclamp_lispress_coverage,
     benchclamp_lispress_grammar,
+    calflow_split,
+    canonical_lispress,
     prune_unused,
+    read_lispress,
     read_signatures,
     signature_rules,
     type_nonterminal,
     without_leading_space,
 )
-from corral.suites.clamp._coverage import benchclamp_lispress_coverage
-from corral.suites.clamp._lispress import canonical_lispress, read_lispress
-from corral.suites.clamp._scfg import Symbol
 
 YIELD = "(Yield :output {})"
 EVENT = "(Constraint[Event] :subject (?= #(String \"lunch\")) :start (Constraint[DateTime] :date (?= (Tomorrow))))"

@@ -14,7 +14,7 @@ from nltk import Tree
 from scripts.build_clamp_data import BUILDERS, encode, ewt_row
 from scripts.build_clamp_data import main as build
 
-from corral.suites.clamp._data import (
+from corral.suites.clamp import (
     DATASETS,
     SPLITS,
     ParseExample,
@@ -26,9 +26,7 @@ from corral.suites.clamp._data import (
     split,
     tree_labels,
 )
-from corral.suites.clamp._data import (
-    test_subset as subset_of_test,
-)
+from corral.suites.clamp import test_subset as subset_of_test
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.errors import InputError
-from corral.suites.clamp._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
+from corral.suites.clamp import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 
 SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).parents[3].parent / "shared" / "data"))
 VALID = SHARED / "smcalflow_benchclamp" / "valid.dataflow_dialogues_ir.jsonl.gz"

@@ -6,8 +6,14 @@ import itertools
 import random
 
 from corral.grammars import accepts
-from corral.suites.clamp import calflow_split, clamp_lispress, induce_lispress_grammar
-from corral.suites.clamp._lispress_task import check_lispress, lispress_quality, split_grammar
+from corral.suites.clamp import (
+    calflow_split,
+    check_lispress,
+    clamp_lispress,
+    induce_lispress_grammar,
+    lispress_quality,
+    split_grammar,
+)
 
 EXAMPLES = ['(Yield :output (f :a #(String "x")))', '(Yield :output (f :b (g 1L)))',
             "(Yield :output (h [x0 x1]))", '(Yield :output (f :a #(String "y") :c #(Number 2)))']

@@ -6,8 +6,7 @@ import itertools
 
 import pytest
 
-from corral.suites.clamp import clamp_spider, spider_questions, spider_suite
-from corral.suites.clamp._spider_task import check_sql, sql_quality, suite_folder
+from corral.suites.clamp import check_sql, clamp_spider, spider_questions, spider_suite, sql_quality, suite_folder
 
 
 @pytest.fixture(scope="module")

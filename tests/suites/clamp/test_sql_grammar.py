@@ -1,4 +1,4 @@
-"""The SQLite grammar per Spider database (``_sql_grammar``), Spider's exact set match (``_sql_match``) and the
+"""The SQLite grammar per Spider database (``_sql_grammar``), Spider's exact set match (``corral.sql``) and the
 ``clamp-spider`` task's judging (``_spider_task``)."""
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import accepts, sample
-from corral.suites.clamp import exact_set_match, spider_questions, spider_schemas, sql_grammar
-from corral.suites.clamp._spider_task import schema_names_only
-from corral.suites.clamp._sql_grammar import LIST_LIMITS, name_rule
+from corral.sql import exact_set_match, schema_names_only
+from corral.suites.clamp import LIST_LIMITS, name_rule, spider_questions, spider_schemas, sql_grammar
 
 SCHEMA = spider_schemas()["concert_singer"]
 TABLES = {name.lower() for name in SCHEMA.tables}

@@ -9,16 +9,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
-from corral.grammars import NotExpressible, accepts, sample
-from corral.grammars._sample import random_walk
+from corral.grammars import NotExpressible, accepts, random_walk, sample
 from corral.metrics import read_indexed, read_tree, read_triples
 from corral.models import ScriptedModel, load_model
-from corral.suites.clamp import coverage
-from corral.suites.clamp._data import ParseExample, load
-from corral.suites.clamp._task import (
+from corral.suites.clamp import (
+    ParseExample,
     check_dependency,
     check_tree,
+    coverage,
     dependency_grammar,
+    load,
     target_text,
     tree_grammar,
 )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from corral.evaluation._metrics import aggregate_quality
-from corral.evaluation._records import SampleRecord
-from corral.suites.concode._task import OUTPUT_FORMS, SCHEMA_FORMS, locality
+from corral.evaluation import SampleRecord, aggregate_quality
+from corral.suites.concode import OUTPUT_FORMS, SCHEMA_FORMS, locality
 from corral.tasks import get_task, select
 
 
@@ -100,7 +99,7 @@ def test_bad_options_are_one_line_errors():
 
 
 def test_val_instances_carry_their_schema_size_so_runs_can_pick_what_fits_a_context():
-    from corral.suites.concode._task import schema_size
+    from corral.suites.concode import schema_size
 
     assert schema_size({"type": "string"}) == "small"
     assert schema_size({"enum": ["x" * 10000]}) == "medium" and schema_size({"enum": ["x" * 30000]}) == "large"

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from corral.grammars import sample
-from corral.grammars._sample import random_walk
-from corral.suites.formatbench import check_format
-from corral.suites.formatbench._grammars import format_grammar
+from corral.grammars import random_walk, sample
+from corral.suites.formatbench import check_format, format_grammar
 
 
 def assert_sound(task: str, rows: Iterable[Mapping[str, Any]], per_instance: int = 20, max_bytes: int = 4000,

@@ -14,9 +14,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import corral.suites.formatbench._agent as agent
-from corral.suites.formatbench import InstanceError, check_format, get_checker
-from corral.suites.formatbench._instances import load_instances, validate_row
+import corral.suites.formatbench as formatbench
+from corral.suites.formatbench import (
+    AGENT_CHECKER,
+    AGENT_SUGGESTIONS,
+    InstanceError,
+    agent_quality,
+    check_format,
+    data_file,
+    get_checker,
+    load_instances,
+    nearest_commands,
+    validate_row,
+)
 
 ADMISSIBLE = ["close fridge", "cook carrot with stove", "drop carrot", "eat carrot", "examine cookbook",
               "go north", "go west", "inventory", "look", "open fridge", "open oven", "prepare meal",
@@ -75,7 +85,7 @@ def test_rules_fail_with_their_message(output, message):
 def test_violations_name_rule_span_expected_and_seen():
     door = strict("  open fridge door").violations
     assert [(v.rule, v.span, v.seen) for v in door] == [("admissible", (2, 18), "open fridge door")]
-    assert door[0].expected[0] == "open fridge" and len(door[0].expected) <= agent.MAX_SUGGESTIONS
+    assert door[0].expected[0] == "open fridge" and len(door[0].expected) <= AGENT_SUGGESTIONS
     lines = strict("go north\nlook\n").violations
     assert [(v.rule, v.span, v.seen) for v in lines] == [("single", (9, 13), 2)]
     assert strict("go north\nlook").score == 0.5  # the first line is a legal command
@@ -89,8 +99,8 @@ def test_at_most_five_suggestions_nearest_first():
     suggestions = message.split("try: ")[1].rstrip(".").split(", ")
     assert len(suggestions) == 5 and set(suggestions) <= set(ADMISSIBLE)
     assert "examine cookbook" in suggestions
-    assert agent.nearest("I would go north", ADMISSIBLE)[0] == "go north"
-    assert agent.nearest("", []) == []
+    assert nearest_commands("I would go north", ADMISSIBLE)[0] == "go north"
+    assert nearest_commands("", []) == []
 
 
 def test_reference_mode_checks_the_first_line_of_the_first_paragraph():
@@ -103,7 +113,7 @@ def test_reference_mode_checks_the_first_line_of_the_first_paragraph():
 
 def test_checker_is_registered_and_needs_the_admissible_commands():
     checker = get_checker("agent")
-    assert checker is agent.CHECKER and checker.needs == ("admissible",)
+    assert checker is AGENT_CHECKER and checker.needs == ("admissible",)
     assert set(checker.rules) == {"single", "admissible"}
     with pytest.raises(InstanceError, match="agent instance agent-x: missing field 'admissible'"):
         check_format("agent", {"id": "agent-x"}, "go north")
@@ -117,7 +127,7 @@ def test_never_raises_and_verdicts_are_consistent(output):
         verdict = check_format("agent", INSTANCE, output, mode)
         assert verdict.passed == (verdict.score == 1.0)
         assert "internal" not in {v.rule for v in verdict.violations}
-    assert 0.0 <= agent.agent_quality(INSTANCE, output)["agent_score"] <= 1.0
+    assert 0.0 <= agent_quality(INSTANCE, output)["agent_score"] <= 1.0
 
 
 @pytest.mark.parametrize("output", ["go north " * 200_000, "x" * 1_000_000, "\n" * 100_000 + "look",
@@ -128,17 +138,17 @@ def test_huge_outputs_are_checked_quickly(output):
         verdict = check_format("agent", INSTANCE, output, mode)
         assert "internal" not in {v.rule for v in verdict.violations}
         assert all(len(v.message) < 400 for v in verdict.violations)
-    agent.agent_quality(INSTANCE, output)
+    agent_quality(INSTANCE, output)
     assert time.perf_counter() - start < 60  # a hang guard, generous for a loaded machine
 
 
 # ------------------------------------------------------------------------------------------------ quality
 def test_quality_is_the_game_score_after_the_action_over_the_maximum():
-    assert agent.agent_quality(INSTANCE, "take red onion from fridge") == {"agent_score": 3 / 8}
-    assert agent.agent_quality(INSTANCE, " Cook  Carrot with STOVE\n") == {"agent_score": 3 / 8}
-    assert agent.agent_quality(INSTANCE, "look") == {"agent_score": 2 / 8}
-    assert agent.agent_quality(INSTANCE, "fly to the moon") == {"agent_score": 2 / 8}  # stays put
-    assert agent.agent_quality({**INSTANCE, "max_score": 0}, "look") == {"agent_score": 0.0}
+    assert agent_quality(INSTANCE, "take red onion from fridge") == {"agent_score": 3 / 8}
+    assert agent_quality(INSTANCE, " Cook  Carrot with STOVE\n") == {"agent_score": 3 / 8}
+    assert agent_quality(INSTANCE, "look") == {"agent_score": 2 / 8}
+    assert agent_quality(INSTANCE, "fly to the moon") == {"agent_score": 2 / 8}  # stays put
+    assert agent_quality({**INSTANCE, "max_score": 0}, "look") == {"agent_score": 0.0}
 
 
 # ------------------------------------------------------------------------------------------------ shipped
@@ -153,7 +163,7 @@ def test_shipped_counts_splits_and_size(shipped):
     games = {name: {row["game"] for row in rows} for name, rows in splits.items()}
     assert not games["test"] & games["train"] and not games["fewshot"] & (games["test"] | games["train"])
     assert len(games["test"]) >= 8 and len(games["train"]) >= 16
-    path = Path(agent.__file__).parent / "data" / "agent.jsonl.gz"
+    path = Path(formatbench.__file__).parent / "data" / data_file("agent")
     assert path.stat().st_size < 1_500_000
     assert len({row["id"] for row in shipped}) == len(shipped)
 
@@ -167,8 +177,8 @@ def test_every_shipped_row_is_sound(shipped):
         assert set(row["next_scores"]) == set(row["admissible"])
         assert 0 <= row["score"] <= row["max_score"] and row["max_score"] > 0
         stay = row["score"] / row["max_score"]
-        assert agent.agent_quality(row, row["gold"])["agent_score"] >= stay
-        assert agent.agent_quality(row, "xyzzy")["agent_score"] == stay
+        assert agent_quality(row, row["gold"])["agent_score"] >= stay
+        assert agent_quality(row, "xyzzy")["agent_score"] == stay
         assert row["input"].endswith("What do you do next? Answer with one command.")
         assert "Admissible commands:" not in row["input"]
         assert all(f"- {command}\n" in row["input_with_choices"] for command in row["admissible"])

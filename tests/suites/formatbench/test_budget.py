@@ -72,7 +72,7 @@ def test_a_check_past_its_deadline_is_undecided():
 
 
 def test_the_budget_ends_with_the_check():
-    from corral.suites.formatbench._core import _METER
+    from corral.suites.formatbench._core import _METER  # the check's meter, which must not outlive it
 
     check_format("eqa", _instance("eqa"), "x", budget=SMALL)
     assert _METER.get() is None

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from corral.evaluation import CLOSE_LIMIT, EvalSpec, SamplingConfig, evaluate, plan_run, read_records
-from corral.suites.formatbench import TASKS
-from corral.suites.formatbench._grammars import LEFT_TO_CHECKER
+from corral.suites.formatbench import LEFT_TO_CHECKER, TASKS
 from corral.tasks import get_task
 
 pytestmark = pytest.mark.model

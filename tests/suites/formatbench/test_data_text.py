@@ -24,10 +24,16 @@ from scripts.formatbench.build_text import (
     segment_caption,
 )
 
-from corral.suites.formatbench import check_format
-from corral.suites.formatbench._instances import data_file, encode_rows, load_instances, validate_row
-from corral.suites.formatbench._mtt import _WORD, _find
-from corral.suites.formatbench._tagged import MAX_LINE
+from corral.suites.formatbench import (
+    MAX_LINE,
+    MTT_WORD,
+    check_format,
+    data_file,
+    encode_rows,
+    find_term,
+    load_instances,
+    validate_row,
+)
 
 SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).resolve().parents[4] / "shared" / "data"))
 needs_shared = pytest.mark.skipif(not (SHARED / "pd_text").is_dir(),
@@ -205,11 +211,11 @@ def test_every_mtt_item_uses_its_terms():
     assert len({item["de"] for item in items}) == len(items)
     assert len({item["domain"] for item in items}) >= 8
     for item in items:
-        assert 8 <= len(_WORD.findall(item["de"])) <= 30, item["id"]
+        assert 8 <= len(MTT_WORD.findall(item["de"])) <= 30, item["id"]
         assert 1 <= len(item["terms"]) <= 3, item["id"]
         for de, en in item["terms"].items():
-            assert _find(de, item["de"]) is not None, (item["id"], de)
-            assert _find(en, item["en"]) is not None, (item["id"], en)
+            assert find_term(de, item["de"]) is not None, (item["id"], de)
+            assert find_term(en, item["en"]) is not None, (item["id"], en)
 
 
 def test_mtt_rows_carry_the_reference_and_the_terms():

@@ -25,9 +25,7 @@ from scripts.formatbench.build_ud import (
     tag_tokens,
 )
 
-from corral.suites.formatbench import check_format
-from corral.suites.formatbench._instances import encode_rows, load_instances, validate_row
-from corral.suites.formatbench._parse import CLAUSE, PHRASE, WORD
+from corral.suites.formatbench import CLAUSE, PHRASE, WORD, check_format, encode_rows, load_instances, validate_row
 
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="the source treebanks (../shared/data) are absent")

@@ -13,12 +13,16 @@ import random
 
 import pytest
 
-from corral.grammars import NotExpressible, accepts, sample
-from corral.grammars._sample import EOS
-from corral.suites.formatbench import InstanceError, check_format, load_instances
-from corral.suites.formatbench._grammars import enforcement_of, format_grammar
-from corral.suites.formatbench._grammars_copy import line_starts
-from corral.suites.formatbench._tagged import MAX_LINE
+from corral.grammars import EOS, NotExpressible, accepts, sample
+from corral.suites.formatbench import (
+    MAX_LINE,
+    InstanceError,
+    check_format,
+    enforcement_of,
+    format_grammar,
+    line_starts,
+    load_instances,
+)
 
 from .soundness import assert_sound
 

@@ -21,10 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import NotExpressible, accepts
-from corral.suites.formatbench import _grammars_simple as simple
-from corral.suites.formatbench import check_format, get_checker, load_instances
-from corral.suites.formatbench._ftime import _stamp as checker_stamp
-from corral.suites.formatbench._grammars import LEFT_TO_CHECKER, format_grammar
+from corral.suites.formatbench import LEFT_TO_CHECKER, check_format, format_grammar, get_checker, load_instances
+from corral.suites.formatbench import _grammars_simple as simple  # the grammars' pieces, against the checkers'
+from corral.suites.formatbench._ftime import _stamp as checker_stamp  # the checker's time stamp test, vs the regex
 
 from .soundness import assert_sound
 

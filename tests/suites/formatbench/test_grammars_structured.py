@@ -8,17 +8,22 @@ from pathlib import Path
 import pytest
 
 from corral.grammars import NotExpressible, accepts
-from corral.suites.formatbench import _xdl as xdl
-from corral.suites.formatbench import check_format, load_instances
-from corral.suites.formatbench._grammars import enforcement_of, format_grammar
-from corral.suites.formatbench._grammars_structured import (
+from corral.suites.formatbench import (
     MAX_COMPONENTS,
     MAX_REAGENTS,
     MAX_REPEATED,
     MAX_STEPS,
     OPEN_PROPERTIES,
+    XDL_ACTIONS,
+    XDL_CONTAINERS,
     XDL_LEFT,
+    XDL_REFERENCES,
+    XDL_RULES,
+    check_format,
     declared_names,
+    enforcement_of,
+    format_grammar,
+    load_instances,
 )
 
 from .soundness import assert_sound
@@ -81,10 +86,10 @@ def _doc(steps: str, hardware: str = '<Component id="flask" type="round-bottom f
 
 
 def _value(action: str, name: str, kind: str) -> str:
-    choices = xdl.ACTIONS[action]["choices"].get(name)
+    choices = XDL_ACTIONS[action]["choices"].get(name)
     if choices:
         return choices[-1]
-    if xdl.REFERENCES.get(name, kind) == "reagent":
+    if XDL_REFERENCES.get(name, kind) == "reagent":
         return "water"
     if kind in ("float", "quantity"):
         return "25 °C"
@@ -93,7 +98,7 @@ def _value(action: str, name: str, kind: str) -> str:
 
 def _full_step(action: str) -> str:
     """The action with every property the grammar allows it, in the grammar's order."""
-    spec = xdl.ACTIONS[action]
+    spec = XDL_ACTIONS[action]
     properties = (OPEN_PROPERTIES[action] if spec["open"] else
                   [(name, kind, True) for name, kind in spec["mandatory"] + spec["optional"]])
     return f"<{action}" + "".join(f' {name}="{_value(action, name, kind)}"' for name, kind, _ in properties) + "/>"
@@ -108,7 +113,7 @@ def xdl_grammar():
 def test_xdl_enforcement(xdl_grammar, xdl_rows):
     assert xdl_grammar.left_to_checker == XDL_LEFT == ("hardware", "reagents", "vessel", "reagent")
     assert enforcement_of("xdl") == "partial: hardware, reagents, vessel, reagent"  # the task's worst case
-    assert set(XDL_LEFT) <= set(xdl.RULES)
+    assert set(XDL_LEFT) <= set(XDL_RULES)
     assert format_grammar("xdl", xdl_rows[0]).exact  # its procedure names its reagents
 
 
@@ -145,7 +150,7 @@ def test_xdl_gold(xdl_rows):
 
 
 def test_xdl_every_action_with_every_property_passes(xdl_grammar):
-    steps = [_full_step(action) for action in xdl.ACTIONS if action not in xdl.CONTAINERS]
+    steps = [_full_step(action) for action in XDL_ACTIONS if action not in XDL_CONTAINERS]
     steps.append('<Repeat repeats="2">\n        <Stir vessel="flask" time="5 min"/>\n      </Repeat>')
     for start in range(0, len(steps), MAX_STEPS):
         text = _doc("\n      ".join(steps[start:start + MAX_STEPS]))

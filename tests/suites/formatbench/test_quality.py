@@ -6,10 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.evaluation._metrics import aggregate_quality
-from corral.evaluation._records import SampleRecord
+from corral.evaluation import SampleRecord, aggregate_quality
 from corral.metrics import normalize_squad, squad_f1
-from corral.suites.formatbench._quality import (
+from corral.suites.formatbench import (
     acrow_quality,
     breaks,
     capseg_quality,

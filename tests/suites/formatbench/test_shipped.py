@@ -8,12 +8,19 @@ from pathlib import Path
 import pytest
 from scripts.formatbench.build_misc import build_ftime, build_xdl
 
-from corral.evaluation._metrics import aggregate_quality
-from corral.evaluation._records import SampleRecord
-from corral.suites.formatbench import InstanceError, check_format, write_instances
-from corral.suites.formatbench._instances import data_file, encode_rows, load_instances, shipped_tasks, validate_row
-from corral.suites.formatbench._quality import QUALITY
-from corral.suites.formatbench._task import TASKS
+from corral.evaluation import SampleRecord, aggregate_quality
+from corral.suites.formatbench import (
+    QUALITY,
+    TASKS,
+    InstanceError,
+    check_format,
+    data_file,
+    encode_rows,
+    load_instances,
+    shipped_tasks,
+    validate_row,
+    write_instances,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED = ROOT.parent / "shared" / "data"

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.suites.formatbench._prompts import DESCRIPTIONS
+from corral.suites.formatbench import DESCRIPTIONS
 from corral.tasks import get_task, select
 
 from ..._sizes import sized
@@ -94,8 +94,7 @@ def test_check_format_cli(tmp_path):
 
 @pytest.mark.model
 def test_a_real_refinement_run_records_rounds_quality_and_its_stops(tmp_path):
-    from corral.evaluation import EvalSpec, SamplingConfig, evaluate
-    from corral.evaluation._records import read_config, read_records
+    from corral.evaluation import EvalSpec, SamplingConfig, evaluate, read_config, read_records
 
     # one instance of each task, answers cut at 64 tokens (full size: two, the task's budgets): three short rounds
     spec = EvalSpec(task="formatbench", rounds=2, where={"task": ["ftime", "mcq"]}, per_group=("task", sized(1, 2)),
@@ -119,7 +118,7 @@ def test_a_real_refinement_run_records_rounds_quality_and_its_stops(tmp_path):
 
 
 def test_judge_ratings_are_read_from_the_reply():
-    from corral.suites.formatbench._judge import parse_rating
+    from corral.suites.formatbench import parse_rating
 
     assert parse_rating("8") == 8 and parse_rating("Rating: 7/10.") == 7 and parse_rating("10") == 10
     assert parse_rating("I cannot rate this.") is None and parse_rating("0") is None

@@ -15,8 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import corral.suites.formatbench._xdl as xdl
-from corral.suites.formatbench import check_format, get_checker
+from corral.suites.formatbench import (
+    XDL_ACTIONS,
+    XDL_MAX_CHARS,
+    XDL_MAX_DEPTH,
+    XDL_REFERENCES,
+    check_format,
+    get_checker,
+)
 
 EXAMPLES = Path("/work/shared/data/xdl/xdl_examples")
 
@@ -100,10 +106,10 @@ def test_valid_procedures_pass(output):
 
 
 def test_action_table_is_the_specs():
-    assert len(xdl.ACTIONS) == 28
-    assert [n for n, _ in xdl.ACTIONS["Stir"]["mandatory"]] == ["vessel", "time"]
-    assert sum(not spec["open"] for spec in xdl.ACTIONS.values()) == 7
-    assert set(xdl.REFERENCES) == {"vessel", "from_vessel", "to_vessel", "separation_vessel", "reagent"}
+    assert len(XDL_ACTIONS) == 28
+    assert [n for n, _ in XDL_ACTIONS["Stir"]["mandatory"]] == ["vessel", "time"]
+    assert sum(not spec["open"] for spec in XDL_ACTIONS.values()) == 7
+    assert set(XDL_REFERENCES) == {"vessel", "from_vessel", "to_vessel", "separation_vessel", "reagent"}
 
 
 # ------------------------------------------------------------------------------------------------------ examples
@@ -113,7 +119,7 @@ EXAMPLE_ERRORS = {  # every message checked by hand against the file
     "test08.xml": [SYNTH],
     "test02.xml": ["The <Synthesis> opened on line 1 is never closed with </Synthesis>."],  # ends "</Synthesis"
     "test03.xml": [SYNTH, "Step 2 (Mix, line 14) is not an XDL action; the actions are: "
-                          + ", ".join(xdl.ACTIONS) + "."],
+                          + ", ".join(XDL_ACTIONS) + "."],
     "test04.xml": [SYNTH, "Step 1 (Add, line 13) has no 'vessel' property; Add requires: vessel, reagent.",
                    "Step 1 (Add, line 13) has the property 'vesel', which Add does not allow (did you mean "
                    "'vessel'?); Add allows: vessel, reagent, volume, amount."],
@@ -275,8 +281,8 @@ def test_undeclared_entity_is_a_parse_error():
 
 
 @pytest.mark.parametrize(("output", "message"), [
-    ("<XDL>" + "x" * xdl.MAX_CHARS + "</XDL>", f"XDL outputs over {xdl.MAX_CHARS} are not checked"),
-    ("<XDL>" + "<a>" * 5000 + "</a>" * 5000 + "</XDL>", f"nests elements more than {xdl.MAX_DEPTH} deep"),
+    ("<XDL>" + "x" * XDL_MAX_CHARS + "</XDL>", f"XDL outputs over {XDL_MAX_CHARS} are not checked"),
+    ("<XDL>" + "<a>" * 5000 + "</a>" * 5000 + "</XDL>", f"nests elements more than {XDL_MAX_DEPTH} deep"),
     ("<XDL " * 190_000, "never closed with </XDL>"),
     ("<XDL>" + "<a " * 190_000 + "</XDL>", "not well-formed XML"),
 ])
@@ -308,7 +314,7 @@ def test_never_raises(output):
 
 
 SEED_SCRIPT = """
-import json, corral.suites.formatbench._xdl
+import json
 from corral.suites.formatbench import check_format
 outputs = json.loads({outputs!r})
 print(json.dumps([check_format("xdl", {{}}, o).to_json() for o in outputs], sort_keys=True))

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .._compile import NotExpressible
+from .._grammar import NotExpressible
 
 Output = Literal["json", "yaml", "xml"]
 OUTPUTS: tuple[Output, ...] = ("json", "yaml", "xml")

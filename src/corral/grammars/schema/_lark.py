@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .._grammar import Grammar, GrammarError
-from .._sample import EOS, _allowed, _matcher
+from .._sample import EOS, allowed_bytes, byte_matcher
 from ._rx import Ranges, Rx, intersect, ranges_of
 
 
@@ -70,10 +70,10 @@ def terminal_has_text(expression: str) -> bool:
     lexer decides it: a grammar of that terminal alone must let a first byte (or the end) through. When the
     engine gives up (its lexer fuel), the terminal counts as empty: leaving it out only narrows."""
     try:
-        matcher = _matcher(Grammar.lark(f"start: T\nT: {expression}\n"))
+        matcher = byte_matcher(Grammar.lark(f"start: T\nT: {expression}\n"))
     except (ValueError, GrammarError):
         return False
-    allowed = _allowed(matcher)
+    allowed = allowed_bytes(matcher)
     if matcher.is_error():
         return False
     return allowed != [EOS] or matcher.is_accepting()

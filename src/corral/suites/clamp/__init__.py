@@ -2,54 +2,117 @@
 Semantic Parsing"): constituency parsing on GUM trees and dependency parsing on UD English EWT, with the paper's
 low/medium/high-resource splits and BM25 few-shot retrieval; SMCalFlow to Lispress (``clamp-lispress``) with a
 grammar induced from example programs; Spider text to SQL (``clamp-spider``) with a SQLite grammar per database
-and execution accuracy on generated test suites; BenchCLAMP's ``.scfg`` grammar files read and converted."""
+and execution accuracy on generated test suites; BenchCLAMP's ``.scfg`` grammar files read and converted.
+
+The suite holds the data, prompts, grammars and tasks; what it uses is public elsewhere: few-shot retrieval is
+``corral.retrieval``, running and judging SQL ``corral.sql``, the ``.scfg`` format ``corral.grammars.scfg``
+(``read_scfg``, ``scfg_to_lark``, ``ScfgError``, ``run_query``, ``QueryResult`` and ``exact_set_match`` are
+re-exported here, where they were first)."""
+
+from corral.grammars.scfg import ScfgError, read_scfg, scfg_to_lark
+from corral.sql import QueryResult, exact_set_match, run_query
 
 from ._calflow import CALFLOW_SPLITS, CalflowSplit, CalflowTurn, calflow_split, calflow_turns
-from ._calflow_grammar import benchclamp_lispress_grammar
+from ._calflow_grammar import (
+    benchclamp_lispress_grammar,
+    prune_unused,
+    read_signatures,
+    signature_rules,
+    type_nonterminal,
+    without_leading_space,
+)
 from ._coverage import Coverage, benchclamp_lispress_coverage, coverage, lispress_coverage, spider_coverage
-from ._lispress import LispressError, canonical_lispress, lispress_match, read_lispress
+from ._data import (
+    DATASETS,
+    SPLITS,
+    ParseExample,
+    Split,
+    constituent_labels,
+    load,
+    pos_tags,
+    relations,
+    split,
+    test_subset,
+    tree_labels,
+)
+from ._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 from ._lispress_grammar import LispressGrammar, induce_lispress_grammar
-from ._lispress_task import clamp_lispress
-from ._scfg import ScfgError, read_scfg, scfg_to_lark
+from ._lispress_task import check_lispress, clamp_lispress, lispress_quality, split_grammar
 from ._spider import SpiderQuestion, SpiderSchema, spider_questions, spider_schemas
-from ._spider_task import clamp_spider, spider_suite
-from ._sql_grammar import sql_grammar
-from ._sql_match import exact_set_match
-from ._sqlite import QueryResult, run_query
-from ._task import clamp_constituency, clamp_dependency
+from ._spider_task import check_sql, clamp_spider, spider_suite, sql_quality, suite_folder
+from ._sql_grammar import LIST_LIMITS, name_rule, sql_grammar
+from ._syntax_task import (
+    check_dependency,
+    check_tree,
+    clamp_constituency,
+    clamp_dependency,
+    dependency_grammar,
+    target_text,
+    tree_grammar,
+)
 
 __all__ = [
     "CALFLOW_SPLITS",
+    "DATASETS",
+    "LIST_LIMITS",
+    "SPLITS",
     "CalflowSplit",
     "CalflowTurn",
     "Coverage",
+    "Group",
     "LispressError",
     "LispressGrammar",
+    "ParseExample",
     "QueryResult",
     "ScfgError",
     "SpiderQuestion",
     "SpiderSchema",
+    "Split",
     "benchclamp_lispress_coverage",
     "benchclamp_lispress_grammar",
     "calflow_split",
     "calflow_turns",
     "canonical_lispress",
+    "check_dependency",
+    "check_lispress",
+    "check_sql",
+    "check_tree",
     "clamp_constituency",
     "clamp_dependency",
     "clamp_lispress",
     "clamp_spider",
+    "constituent_labels",
     "coverage",
+    "dependency_grammar",
     "exact_set_match",
     "induce_lispress_grammar",
     "lispress_coverage",
     "lispress_match",
+    "lispress_quality",
+    "load",
+    "name_rule",
+    "pos_tags",
+    "prune_unused",
     "read_lispress",
     "read_scfg",
+    "read_signatures",
+    "relations",
     "run_query",
     "scfg_to_lark",
+    "signature_rules",
     "spider_coverage",
     "spider_questions",
     "spider_schemas",
     "spider_suite",
+    "split",
+    "split_grammar",
     "sql_grammar",
+    "sql_quality",
+    "suite_folder",
+    "target_text",
+    "test_subset",
+    "tree_grammar",
+    "tree_labels",
+    "type_nonterminal",
+    "without_leading_space",
 ]

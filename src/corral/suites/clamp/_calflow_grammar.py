@@ -65,9 +65,8 @@ from functools import cache
 from importlib.resources import files
 
 from corral.grammars import Grammar
+from corral.grammars.scfg import Alternative, Scfg, Symbol, productive, read_scfg, scfg_to_lark
 from corral.jsonl import iter_jsonl
-
-from ._scfg import Alternative, Scfg, Symbol, productive, read_scfg, scfg_to_lark
 
 __all__ = ["BENCHCLAMP_GRAMMAR_FILE", "NUMBER_CHOICES", "benchclamp_lispress_grammar",
            "benchclamp_lispress_lark", "benchclamp_plan_rules", "prune_unused", "read_signatures", "signature_rules",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ._calflow import calflow_split
 from ._data import load
 from ._lispress_task import split_grammar
-from ._task import dependency_grammar, target_text, tree_grammar
+from ._syntax_task import dependency_grammar, target_text, tree_grammar
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split
 from ._calflow_grammar import benchclamp_lispress_grammar
 from ._lispress import LispressError, lispress_match, read_lispress
 from ._lispress_grammar import induce_lispress_grammar
-from ._task import INSTRUCTION, _check_counts, _count_tokens, _max_tokens
+from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
 
 VERSION = "1"
 
@@ -62,19 +62,19 @@ def lispress_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
-    from ._retrieval import Retriever
+    from corral.retrieval import Retriever
 
     chosen = calflow_split(eval_set)
     retriever = Retriever(chosen.examples, retriever_method) if shots > 0 else None
     for turn in chosen.test:
-        picked = retriever.select(turn.words, k=shots, budget_tokens=budget, count_tokens=_count_tokens,
+        picked = retriever.select(turn.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
                                   render=render_turn, exclude_id=turn.id) if retriever is not None else []
         pairs = "".join(render_turn(shot) for shot in picked)
         yield TaskInstance(
             id=turn.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {turn.utterance}\nComputer:",
             target={"gold": turn.lispress, "split": eval_set},
             groups={"dataset": "smcalflow", "split": eval_set},
-            max_tokens=_max_tokens(turn.lispress), reference=turn.lispress)
+            max_tokens=max_tokens(turn.lispress), reference=turn.lispress)
 
 
 @register_task("clamp-lispress", options=(
@@ -88,7 +88,7 @@ def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) ->
 ))
 def clamp_lispress(eval_set: str, shots: int, budget: int, retriever: str, grammar: str) -> Task:
     """SMCalFlow utterances to Lispress programs (BenchCLAMP's SMCalFlow task on the validation dialogues)."""
-    _check_counts("clamp-lispress", shots, budget)
+    check_counts("clamp-lispress", shots, budget)
     return Task(
         name="clamp-lispress", version=VERSION,
         instances=lambda: _instances(eval_set, shots, budget, retriever),

@@ -3,7 +3,8 @@
 The shipped file (``data/spider_dev.jsonl.gz``, built by ``python -m scripts.build_clamp_data``) holds the 1,034
 dev questions with their gold SQL and the schemas of their 20 databases, with SQLite's own (original) names. The
 database files themselves are not open data; execution accuracy runs on databases generated from the schemas
-(``_spider_db``). Spider is cross-database, so few-shot examples for a question come from the other 19 databases.
+(``corral.sql``'s test suites). Spider is cross-database, so few-shot examples for a question come from the other
+19 databases.
 """
 
 from __future__ import annotations
@@ -13,31 +14,11 @@ from functools import cache
 from importlib.resources import files
 
 from corral.jsonl import iter_jsonl
+from corral.sql import SpiderSchema
 
 __all__ = ["SpiderQuestion", "SpiderSchema", "spider_questions", "spider_schemas"]
 
 FILE = "spider_dev.jsonl.gz"
-
-
-@dataclass(frozen=True)
-class SpiderSchema:
-    """One database's schema. ``columns`` are ``(table index, name)``; ``types`` are Spider's column types
-    (``text``, ``number``, ``time``, ``boolean``, ``others``); keys index ``columns``."""
-
-    db_id: str
-    tables: tuple[str, ...]
-    columns: tuple[tuple[int, str], ...]
-    types: tuple[str, ...]
-    primary_keys: tuple[int, ...]
-    foreign_keys: tuple[tuple[int, int], ...]
-    """``(column, referenced column)`` pairs."""
-
-    def table_columns(self, table: int) -> tuple[str, ...]:
-        return tuple(name for owner, name in self.columns if owner == table)
-
-    def describe(self) -> str:
-        """The schema on one line, as text-to-SQL prompts commonly give it: ``table: column, column | ...``."""
-        return " | ".join(f"{name}: {', '.join(self.table_columns(k))}" for k, name in enumerate(self.tables))
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ The prompt is BenchCLAMP's few-shot template with the schema in the utterance: `
 best match last, within ``budget`` tokens. The checker judges **validity**: the answer is one read-only query that
 SQLite runs against the database without error (so it names only tables and columns the database has). Quality:
 
-- ``execution``: the test-suite execution accuracy (``_spider_db``): the gold's result on every database of the
-  database's distilled suite; the suites are generated once per database and seed and kept under
+- ``execution``: the test-suite execution accuracy (``corral.sql.execution_match``): the gold's result on every
+  database of the database's distilled suite; the suites are generated once per database and seed and kept under
   ``$CORRAL_CACHE_DIR/spider-suites``;
-- ``exact_set``: Spider's exact set match without values (``_sql_match``);
+- ``exact_set``: Spider's exact set match without values (``corral.sql.exact_set_match``);
 - ``valid``: the checker's verdict as a number; ``parses``: SQLite finds no syntax error (a query may parse and
   still fail, naming a column no table in its ``FROM`` has); ``schema_names``: every table and column the query
-  names is the database's (aliases aside), as sqlglot reads it.
+  names is the database's (aliases aside), as sqlglot reads it (``corral.sql.schema_names_only``).
 """
 
 from __future__ import annotations
@@ -29,14 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from corral.paths import cache_dir
+from corral.sql import SpiderSchema, exact_set_match, run_query, schema_names_only
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
-from ._spider import SpiderQuestion, SpiderSchema, spider_questions, spider_schemas
+from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._spider import SpiderQuestion, spider_questions, spider_schemas
 from ._sql_grammar import sql_grammar
-from ._sql_match import exact_set_match
-from ._sqlite import run_query
-from ._task import INSTRUCTION, _check_counts, _count_tokens
 
 VERSION = "1"
 SUITE_VERSION = "1"
@@ -68,7 +67,7 @@ def spider_suite(db_id: str, seed: int = 0) -> tuple[Path, ...]:
 
 @cache
 def _suite(root: Path, db_id: str, seed: int) -> tuple[Path, ...]:
-    from ._spider_db import distinguishing_set
+    from corral.sql import distinguishing_set
 
     folder = root / db_id
     manifest = folder / "suite.json"
@@ -104,44 +103,12 @@ def check_sql(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
     return Verdict.of(found, detail={"valid": result.ok})
 
 
-def schema_names_only(answer: str, schema: SpiderSchema) -> bool:
-    """Whether every table and column ``answer`` names is ``schema``'s, as sqlglot reads it (table aliases,
-    ``T1``–``T5`` included, result aliases and quoted words that name no column, which SQLite may read as strings,
-    aside); False when it does not parse."""
-    import sqlglot
-    from sqlglot import exp
-    from sqlglot.errors import SqlglotError
-
-    try:
-        tree = sqlglot.parse_one(answer, read="sqlite")
-    except (SqlglotError, RecursionError, ValueError):
-        return False
-    tables = {name.lower() for name in schema.tables}
-    columns = {name.lower() for _, name in schema.columns}
-    aliases = {f"t{k}" for k in range(1, 6)}  # the grammar's table aliases, declared or not
-    aliases |= {node.alias.lower() for node in tree.find_all(exp.Table, exp.Subquery) if node.alias}
-    aliases |= {node.alias.lower() for node in tree.find_all(exp.Alias)}
-    for table in tree.find_all(exp.Table):
-        if table.name.lower() not in tables | aliases:
-            return False
-    for column in tree.find_all(exp.Column):
-        quoted_string = column.this.args.get("quoted") and not column.table
-        if isinstance(column.this, exp.Star) or quoted_string:
-            continue
-        name = column.name.lower()
-        if name not in columns and name not in aliases:
-            return False
-        if column.table and column.table.lower() not in tables | aliases:
-            return False
-    return True
-
-
 _SYNTAX = ("OperationalError: near ", "OperationalError: incomplete input", "OperationalError: unrecognized token",
            "OperationalError: parser stack overflow", "refused: more than one statement", "refused: an empty query")
 
 
 def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
-    from ._spider_db import execution_match
+    from corral.sql import execution_match
 
     gold, db_id = instance.target["gold"], instance.target["db_id"]
     suite = spider_suite(db_id)
@@ -154,7 +121,7 @@ def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 # --------------------------------------------------------------------------------------------------- the task
 def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
-    from ._retrieval import Retriever
+    from corral.retrieval import Retriever
 
     questions = spider_questions()
     schemas = spider_schemas()
@@ -166,7 +133,7 @@ def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskI
                 others = [q for q in questions if q.db_id != question.db_id]
                 retrievers[question.db_id] = Retriever(others, retriever_method)
             picked = retrievers[question.db_id].select(
-                question.words, k=shots, budget_tokens=budget, count_tokens=_count_tokens,
+                question.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
                 render=render_pair)
         pairs = "".join(render_pair(shot) for shot in picked)
         schema = schemas[question.db_id]
@@ -175,7 +142,7 @@ def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskI
             prompt=f"{INSTRUCTION}\n\n{pairs}Human: {render_question(question, schema)}\nComputer:",
             target={"gold": question.query, "db_id": question.db_id},
             groups={"dataset": "spider", "split": "dev", "database": question.db_id},
-            max_tokens=3 * _count_tokens(question.query) + 64, reference=question.query)
+            max_tokens=max_tokens(question.query), reference=question.query)
 
 
 @register_task("clamp-spider", options=(
@@ -187,7 +154,7 @@ def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskI
 ))
 def clamp_spider(shots: int, budget: int, retriever: str) -> Task:
     """Spider dev questions to SQLite queries, judged by test-suite execution and exact set match."""
-    _check_counts("clamp-spider", shots, budget)
+    check_counts("clamp-spider", shots, budget)
     return Task(
         name="clamp-spider", version=VERSION,
         instances=lambda: _instances(shots, budget, retriever),

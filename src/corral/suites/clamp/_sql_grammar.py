@@ -2,8 +2,8 @@
 
 BenchCLAMP §3.2 constrains SQL with a general SQLite grammar (adapted from the ANTLR grammars-v4 one) plus, per
 example, rules that name the database's tables and columns ("parsing without guards"). The shipped ``.scfg`` files
-(``data/benchclamp_sql_grammar.jsonl.gz``) are converted by ``_scfg`` on their source side, which takes SQL as
-people write it: keywords in any case, any spacing. Per database this module adds or replaces:
+(``data/benchclamp_sql_grammar.jsonl.gz``) are converted by ``corral.grammars.scfg`` on their source side, which
+takes SQL as people write it: keywords in any case, any spacing. Per database this module adds or replaces:
 
 - ``table_name``: each table, besides the grammar's aliases ``T1``–``T5``; ``column_name``: each column of any table
   (a CFG cannot follow which alias stands for which table). A name is written as the schema has it or in one of
@@ -43,10 +43,18 @@ from functools import cache
 from importlib.resources import files
 
 from corral.grammars import Grammar
+from corral.grammars.scfg import (
+    Alternative,
+    Scfg,
+    Symbol,
+    bound_depth,
+    fold_lexemes,
+    read_scfg,
+    regex_escape,
+    scfg_to_lark,
+)
 from corral.jsonl import iter_jsonl
-
-from ._scfg import Alternative, Scfg, Symbol, bound_depth, fold_lexemes, read_scfg, regex_escape, scfg_to_lark
-from ._spider import SpiderSchema
+from corral.sql import SpiderSchema
 
 __all__ = ["benchclamp_sql_scfg", "name_rule", "sql_grammar"]
 
@@ -148,7 +156,7 @@ def _grammar(schema: SpiderSchema, lexemes: bool) -> Grammar:
         **{star: _bounded(unit, most) for star, (unit, most) in LIST_LIMITS.items()},
         "ordering_term_plus": _bounded(("ordering_term",), 1, ("ws_star", "COMMA", "ws_star", "ordering_term"),
                                        LIST_LIMITS["comma_expr_star"][1]),
-        # whole lexemes where the SCFG spells them a character at a time (see _scfg.fold_lexemes)
+        # whole lexemes where the SCFG spells them a character at a time (see corral.grammars.scfg.fold_lexemes)
         "ws": [(Symbol("regex", "[ \t]+"),)],
         "ws_star": [(), _ref("ws")],
         "ws_star_empty": [(), _ref("ws")],

@@ -13,12 +13,112 @@ from . import (  # noqa: F401  (each registers its checker)  # noqa: F401  (each
            _tagged,
            _xdl,
 )
-from ._agent import normalise
+from ._agent import CHECKER as AGENT_CHECKER
+from ._agent import MAX_SUGGESTIONS as AGENT_SUGGESTIONS
+from ._agent import agent_quality, normalise
+from ._agent import nearest as nearest_commands
 from ._core import MODES, FormatChecker, InstanceError, check_format, get_checker
-from ._instances import load_instances, read_instances_file, shipped_tasks, write_instances
+from ._grammars import LEFT_TO_CHECKER, enforcement_of, format_grammar
+from ._grammars_copy import line_starts
+from ._grammars_structured import (
+           MAX_COMPONENTS,
+           MAX_REAGENTS,
+           MAX_REPEATED,
+           MAX_STEPS,
+           OPEN_PROPERTIES,
+           XDL_LEFT,
+           declared_names,
+)
+from ._instances import (
+           data_file,
+           encode_rows,
+           load_instances,
+           read_instances_file,
+           shipped_tasks,
+           validate_row,
+           write_instances,
+)
+from ._judge import parse_rating
+from ._mtt import MTT_WORD, find_term
+from ._parse import CLAUSE, PHRASE, WORD
+from ._prompts import DESCRIPTIONS
+from ._quality import (
+           QUALITY,
+           acrow_quality,
+           breaks,
+           capseg_quality,
+           eqa_quality,
+           labelled_brackets,
+           mcq_quality,
+           mtt_quality,
+           ner_quality,
+           parse_quality,
+           tagged_entities,
+)
 from ._tagged import MAX_LINE, MAX_LINES
 from ._task import TASKS, formatbench
+from ._xdl import ACTIONS as XDL_ACTIONS
+from ._xdl import CONTAINERS as XDL_CONTAINERS
+from ._xdl import MAX_CHARS as XDL_MAX_CHARS
+from ._xdl import MAX_DEPTH as XDL_MAX_DEPTH
+from ._xdl import REFERENCES as XDL_REFERENCES
+from ._xdl import RULES as XDL_RULES
 
-__all__ = ["MAX_LINE", "MAX_LINES", "MODES", "TASKS", "FormatChecker", "InstanceError",
-           "check_format", "formatbench", "get_checker", "load_instances", "normalise",
-           "read_instances_file", "shipped_tasks", "write_instances"]
+__all__ = [
+    "AGENT_CHECKER",
+    "AGENT_SUGGESTIONS",
+    "CLAUSE",
+    "DESCRIPTIONS",
+    "LEFT_TO_CHECKER",
+    "MAX_COMPONENTS",
+    "MAX_LINE",
+    "MAX_LINES",
+    "MAX_REAGENTS",
+    "MAX_REPEATED",
+    "MAX_STEPS",
+    "MODES",
+    "MTT_WORD",
+    "OPEN_PROPERTIES",
+    "PHRASE",
+    "QUALITY",
+    "TASKS",
+    "WORD",
+    "XDL_ACTIONS",
+    "XDL_CONTAINERS",
+    "XDL_LEFT",
+    "XDL_MAX_CHARS",
+    "XDL_MAX_DEPTH",
+    "XDL_REFERENCES",
+    "XDL_RULES",
+    "FormatChecker",
+    "InstanceError",
+    "acrow_quality",
+    "agent_quality",
+    "breaks",
+    "capseg_quality",
+    "check_format",
+    "data_file",
+    "declared_names",
+    "encode_rows",
+    "enforcement_of",
+    "eqa_quality",
+    "find_term",
+    "format_grammar",
+    "formatbench",
+    "get_checker",
+    "labelled_brackets",
+    "line_starts",
+    "load_instances",
+    "mcq_quality",
+    "mtt_quality",
+    "nearest_commands",
+    "ner_quality",
+    "normalise",
+    "parse_quality",
+    "parse_rating",
+    "read_instances_file",
+    "shipped_tasks",
+    "tagged_entities",
+    "validate_row",
+    "write_instances",
+]

@@ -32,7 +32,7 @@ from typing import Any
 from corral.grammars import Grammar, NotExpressible, lit
 
 from ._grammars import FormatGrammar, grammar_builder
-from ._mtt import _find, terms_of
+from ._mtt import find_term, terms_of
 from ._simple import _LETTER, _fold, _inside_word
 
 OPEN_DIGITS = False
@@ -212,7 +212,7 @@ def _spellings(term: str) -> list[str]:
     """The term with its first letter in either case (the checker's match lets a term open the sentence)."""
     heads = dict.fromkeys((term[:1], term[:1].upper(), term[:1].lower()))
     return [head + term[1:] for head in heads if len(head) == len(term[:1])
-            and (match := _find(term, head + term[1:])) is not None and match.group() == head + term[1:]]
+            and (match := find_term(term, head + term[1:])) is not None and match.group() == head + term[1:]]
 
 
 def required_terms(instance: Mapping[str, Any]) -> list[str]:
@@ -220,7 +220,7 @@ def required_terms(instance: Mapping[str, Any]) -> list[str]:
     source = str(instance["src"])
     found = []
     for src, tgt in terms_of(instance).items():
-        match = _find(src, source)
+        match = find_term(src, source)
         if match is not None:
             found.append((match.start(), tgt))
     return list(dict.fromkeys(tgt for _, tgt in sorted(found)))

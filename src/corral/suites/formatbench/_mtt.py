@@ -19,7 +19,7 @@ from corral.verdicts import Violation
 
 from ._core import FormatChecker, InstanceError, reference_first_line, register
 
-_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
+MTT_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
 UNTRANSLATED_SHARE = 0.5  # an answer whose words are mostly the source's own is left in German
 MIN_LENGTH_RATIO = 0.5  # English runs about as long as German; under half the words is a fragment, not a translation
 
@@ -39,7 +39,7 @@ def terms_of(instance: Mapping[str, Any]) -> dict[str, str]:
     return dict(terms)
 
 
-def _find(term: str, text: str) -> regex.Match[str] | None:
+def find_term(term: str, text: str) -> regex.Match[str] | None:
     head, rest = regex.escape(term[:1]), regex.escape(term[1:])
     pattern = rf"(?<![\p{{L}}\p{{N}}])(?i:{head}){rest}(?![\p{{L}}\p{{N}}])"
     return regex.search(pattern, text)
@@ -51,15 +51,15 @@ def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
     if not answer:
         return [Violation("translation", "The answer is empty; it must be the English translation.", (0, 0))]
     found = []
-    used = [(src, tgt) for src, tgt in sorted(terms.items()) if _find(src, source)]
+    used = [(src, tgt) for src, tgt in sorted(terms.items()) if find_term(src, source)]
     for src, tgt in used:
-        if _find(tgt, output) is None:
+        if find_term(tgt, output) is None:
             found.append(Violation("terms", f"The source has {src!r}; translate it as {tgt!r}.", None, tgt))
-    words = [w.lower() for w in _WORD.findall(answer)]
-    target_words = {w.lower() for _, tgt in used for w in _WORD.findall(tgt)}
+    words = [w.lower() for w in MTT_WORD.findall(answer)]
+    target_words = {w.lower() for _, tgt in used for w in MTT_WORD.findall(tgt)}
     rest = [w for w in words if w not in target_words]
-    source_words = {w.lower() for w in _WORD.findall(source)} - target_words
-    source_length = len(_WORD.findall(source))
+    source_words = {w.lower() for w in MTT_WORD.findall(source)} - target_words
+    source_length = len(MTT_WORD.findall(source))
     if source_length >= 4 and len(rest) < 2:
         found.append(Violation("translation", "The answer is only the terms; translate the whole sentence.", None))
     elif source_length >= 6 and len(words) < MIN_LENGTH_RATIO * source_length:

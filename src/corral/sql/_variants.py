@@ -1,6 +1,6 @@
 """Spider gold queries read with sqlglot: the literals and joins they use, and their near variants.
 
-Test-suite execution accuracy (Zhong, Yu and Klein, EMNLP 2020; ``_spider_db``) needs two things from the gold
+Test-suite execution accuracy (Zhong, Yu and Klein, EMNLP 2020; ``_test_suite``) needs two things from the gold
 queries of a database. The database generator needs their *values*: the literals each column is compared with (so
 that a ``WHERE`` matches some generated rows and not others) and the columns they equate (joins the schema's foreign
 keys do not declare, and ``IN`` subqueries), so that such joins find partners. The choice of databases needs
@@ -31,7 +31,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from corral.suites.clamp._spider import SpiderSchema
+from ._schema import SpiderSchema
 
 __all__ = ["ValueHints", "has_top_level_order", "near_variants", "normalise", "parse_query", "value_hints"]
 
@@ -73,7 +73,7 @@ class _Names:
         self.unique = frozenset(columns[0] for columns in keyed.values()
                                 if len(columns) == 1 and columns[0] not in borrowed)
         """Columns that are their table's whole primary key: a key column that is also a foreign key is left out, as
-        Spider lists the first column of a composite key that way (``_spider_db.table_keys``)."""
+        Spider lists the first column of a composite key that way (``_test_suite.table_keys``)."""
 
     def sources(self, select: exp.Expression) -> dict[str, int]:
         """A ``SELECT``'s own tables (not its subqueries') by alias and by name."""

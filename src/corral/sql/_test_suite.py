@@ -21,7 +21,7 @@ kind as well as in values.
 
 ``distinguishing_set`` generates candidate databases for a schema (most of them drawing on the literals of only a
 share of its gold queries, which makes those queries' conditions far likelier to hold together), runs every gold
-query and every near variant of it (``_spider_variants.near_variants``) on each, and greedily keeps a few that
+query and every near variant of it (``_variants.near_variants``) on each, and greedily keeps a few that
 together *distinguish* the most (gold, variant) pairs: a pair is distinguished on a database where
 ``results_equal`` says their results differ there. A gold query that returns something (a row holding a value other
 than ``NULL`` or 0) on a database for the first time counts as well. A variant that fails to run is no near miss and
@@ -43,9 +43,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corral.suites.clamp._spider import SpiderSchema
-from corral.suites.clamp._spider_variants import ValueHints, has_top_level_order, near_variants, value_hints
-from corral.suites.clamp._sqlite import QueryResult, run_query
+from ._sandbox import QueryResult, run_query
+from ._schema import SpiderSchema
+from ._variants import ValueHints, has_top_level_order, near_variants, value_hints
 
 __all__ = ["DatabaseSet", "GoldCoverage", "Match", "distinguishing_set", "execution_match", "generate_database",
            "informative", "results_equal", "sqlite_types", "table_keys"]

@@ -1,6 +1,6 @@
-"""Few-shot example selection for the clamp suite, as BenchCLAMP §4.1: for each input, the 20 most similar training
-examples by BM25, put in the prompt with the best match last (nearest the input), within a token budget (the
-paper's prompts are limited to 1,500 tokens).
+"""Few-shot example selection, as BenchCLAMP §4.1: for each input, the 20 most similar training examples by BM25,
+put in the prompt with the best match last (nearest the input), within a token budget (the paper's prompts are
+limited to 1,500 tokens). An example is anything with an ``id`` and its ``words`` (``Example``).
 
 ``method="bm25"`` (the default) ranks by BM25 (``bm25s``). ``method="dense"`` ranks by the cosine of sentence
 embeddings, as the paper's other retriever (SentenceT5) does; Corral downloads no encoder at run time, so they are
@@ -17,13 +17,12 @@ ranks first, then higher scores, then earlier examples (their position in the li
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 import bm25s
 import numpy as np
 
-from ._data import ParseExample
-
-__all__ = ["METHODS", "TOKEN_PATTERN", "Retriever", "render_example"]
+__all__ = ["METHODS", "TOKEN_PATTERN", "Example", "Retriever", "render_words"]
 
 METHODS = ("bm25", "dense")
 
@@ -35,26 +34,35 @@ def _tokenize(texts: list[str], ids: bool):
                           show_progress=False)
 
 
-def render_example(example: ParseExample) -> str:
-    """A plain rendering used to measure an example when the caller gives none: the sentence, then its tree, or
-    its dependency triples ``word/head/relation``. A task should pass the rendering its prompt really uses."""
-    if example.tree is not None:
-        target = example.tree
-    else:
-        target = " ".join(f"{w}/{h}/{r}" for w, h, r in zip(example.words, example.heads or (),
-                                                            example.relations or (), strict=False))
-    return f"{' '.join(example.words)}\n{target}\n"
+@runtime_checkable
+class Example(Protocol):
+    """What a retriever ranks: an example's ``id`` and its ``words`` (what similarity compares)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def words(self) -> tuple[str, ...]: ...
 
 
-class Retriever:
+E = TypeVar("E", bound=Example)
+
+
+def render_words(example: Example) -> str:
+    """The rendering used to measure an example when the caller gives none: its words on one line. A task should
+    pass the rendering its prompt really uses."""
+    return f"{' '.join(example.words)}\n"
+
+
+class Retriever(Generic[E]):
     """A BM25 index over ``examples`` (a split's training examples), built once and queried per input.
 
     Over EWT's 12,544 training sentences (the ``high`` split) building takes about 0.3 s and a query (k = 20)
     about 2 ms on one CPU core; over a 500-example low split a query takes about 0.2 ms.
     """
 
-    def __init__(self, examples: Sequence[ParseExample], method: str = "bm25") -> None:
-        self.examples: tuple[ParseExample, ...] = tuple(examples)
+    def __init__(self, examples: Sequence[E], method: str = "bm25") -> None:
+        self.examples: tuple[E, ...] = tuple(examples)
         if not self.examples:
             raise ValueError("a Retriever needs at least one example")
         if method not in METHODS:
@@ -105,10 +113,10 @@ class Retriever:
                 break
         return out
 
-    def select(self, query: ParseExample | Sequence[str], k: int = 20, budget_tokens: int | None = None,
+    def select(self, query: Example | Sequence[str], k: int = 20, budget_tokens: int | None = None,
                count_tokens: Callable[[str], int] | None = None,
-               render: Callable[[ParseExample], str] = render_example,
-               exclude_id: str | None = None) -> list[ParseExample]:
+               render: Callable[[E], str] = render_words,
+               exclude_id: str | None = None) -> list[E]:
         """The few-shot examples for ``query`` (an example, or its words), **best match last**.
 
         Up to ``k`` examples are retrieved; with ``budget_tokens``, the weakest are dropped one by one until the
@@ -117,7 +125,7 @@ class Retriever:
         the input and the output. An example with the query's id (``query.id`` or ``exclude_id``) is never
         returned, so a training example can be its own query.
         """
-        if isinstance(query, ParseExample):
+        if isinstance(query, Example):
             words: Sequence[str] = query.words
             exclude_id = query.id if exclude_id is None else exclude_id
         else:

@@ -1,9 +1,10 @@
-"""BM25 few-shot retrieval for the clamp suite: the best match comes last, a token budget is met by dropping the
-weakest examples first, the query is never its own example, an exact duplicate is the best match, and ties are
-broken by the examples' order."""
+"""BM25 few-shot retrieval (``corral.retrieval``), on the clamp suite's examples: the best match comes last, a
+token budget is met by dropping the weakest examples first, the query is never its own example, an exact duplicate
+is the best match, ties are broken by the examples' order, and anything with an id and words is an example."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -11,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.suites.clamp._data import ParseExample, load, split
-from corral.suites.clamp._retrieval import Retriever, render_example
+from corral.retrieval import Example, Retriever, render_words
+from corral.suites.clamp import ParseExample, load, split
 
 
 def words_count(text: str) -> int:
@@ -98,7 +99,7 @@ def test_an_exact_duplicate_is_the_best_match():
 def test_budget_drops_the_weakest_first():
     retriever = Retriever(TOY)
     everything = retriever.select(TOY[4], k=7)
-    sizes = [words_count(render_example(e)) for e in everything]
+    sizes = [words_count(render_words(e)) for e in everything]
     budget = sum(sizes[-3:])  # room for exactly the three best
     kept = retriever.select(TOY[4], k=7, budget_tokens=budget, count_tokens=words_count)
     assert kept == everything[-3:]
@@ -122,17 +123,26 @@ def test_the_budget_is_never_exceeded(budget, k, at):
     query = load("gum")["test"][at]
     full = retriever.select(query, k=k)
     kept = retriever.select(query, k=k, budget_tokens=budget, count_tokens=words_count)
-    total = sum(words_count(render_example(e)) for e in kept)
+    total = sum(words_count(render_words(e)) for e in kept)
     assert total <= budget
     assert kept == full[len(full) - len(kept):]  # the best ones, the weakest dropped
     if len(kept) < len(full):  # the next weaker one would not have fit
-        assert total + words_count(render_example(full[len(full) - len(kept) - 1])) > budget
+        assert total + words_count(render_words(full[len(full) - len(kept) - 1])) > budget
 
 
-def test_dependency_examples_render_with_their_triples():
+def test_any_example_with_an_id_and_words_is_retrieved():
     e = load("ewt")["train"][0]
-    text = render_example(e)
-    assert text.startswith("Al - Zaman :") and "Al/0/root" in text
+    assert isinstance(e, Example) and not isinstance(e.words, Example)
+    assert render_words(e).startswith("Al - Zaman :")
+    questions = [Question("q1", ("how", "many", "singers")), Question("q2", ("list", "all", "stadiums"))]
+    assert Retriever(questions).select(Question("q3", ("how", "many", "stadiums")), k=1)[0].id in {"q1", "q2"}
+    assert Retriever(questions).select(Question("q1", ("how", "many", "singers")), k=2) == [questions[1]]
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    words: tuple[str, ...]
 
 
 def test_an_empty_retriever_is_refused():

@@ -1,4 +1,4 @@
-"""Spider execution accuracy on distilled test suites (``corral.suites.clamp._spider_db``): the generated
+"""Spider execution accuracy on distilled test suites (``corral.sql``): the generated
 databases, the near variants, the kept sets and the comparison of results, on the real dev schemas and queries."""
 
 from __future__ import annotations
@@ -16,19 +16,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.models._threads import usable_cpus
-from corral.suites.clamp._spider import spider_questions, spider_schemas
-from corral.suites.clamp._spider_db import (
+from corral.models import usable_cpus
+from corral.sql import (
     MAX_ROWS,
     DatabaseSet,
     distinguishing_set,
     execution_match,
     generate_database,
+    has_top_level_order,
+    near_variants,
+    normalise,
     results_equal,
     sqlite_types,
     table_keys,
+    value_hints,
 )
-from corral.suites.clamp._spider_variants import has_top_level_order, near_variants, normalise, value_hints
+from corral.suites.clamp import spider_questions, spider_schemas
 
 TEST_CANDIDATES, TEST_KEEP = 20, 4
 """Smaller than the defaults (60 and 5, which distinguish ~95%) so that all 20 sets build in seconds."""
@@ -162,9 +165,8 @@ def test_the_same_seed_writes_the_same_database(tmp_path):
 
 
 def test_the_same_seed_writes_the_same_bytes_in_another_process(tmp_path):
-    script = ("import collections, sys; from corral.suites.clamp._spider import spider_questions, spider_schemas; "
-              "from corral.suites.clamp._spider_db import generate_database; "
-              "from corral.suites.clamp._spider_variants import value_hints; "
+    script = ("import collections, sys; from corral.suites.clamp import spider_questions, spider_schemas; "
+              "from corral.sql import generate_database, value_hints; "
               "schema = spider_schemas()['world_1']; "
               "queries = [q.query for q in spider_questions() if q.db_id == 'world_1']; "
               "generate_database(schema, sys.argv[1], seed=5, values=value_hints(schema, queries))")

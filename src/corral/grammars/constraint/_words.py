@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
 
-from . import _regex as R
+from .. import _regex as R
 from ._lexicon import ALNUM, UPPER, Lexicon, Token, _ascii_either_case
 
 

@@ -24,15 +24,13 @@ from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, registe
 from corral.verdicts import Verdict, Violation
 
 from ._data import SPLITS, ParseExample, constituent_labels, pos_tags, relations, split, test_subset
+from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
 
 VERSION = "1"
-INSTRUCTION = "Let's translate what a human user says into what a computer might say."
 FORMS = ("triples", "indexed")
 EVAL_SETS = ("test100", "test", "dev")
 MAX_TREE_DEPTH = 40
 """Brackets open at once in a constrained tree: GUM's deepest training tree has 32 above its preterminals."""
-CHARS_PER_TOKEN = 3
-"""The prompt budget counts tokens as characters / 3 (an English BPE averages about 4: the estimate errs long)."""
 
 
 # --------------------------------------------------------------------------------------------------- outputs
@@ -53,10 +51,6 @@ def render_pair(example: ParseExample, form: str) -> str:
 def prompt_text(example: ParseExample, shots: list[ParseExample], form: str) -> str:
     pairs = "".join(render_pair(shot, form) for shot in shots)
     return f"{INSTRUCTION}\n\n{pairs}Human: {' '.join(example.words)}\nComputer:"
-
-
-def _count_tokens(text: str) -> int:
-    return len(text) // CHARS_PER_TOKEN + 1
 
 
 # --------------------------------------------------------------------------------------------------- grammars
@@ -183,13 +177,13 @@ def _declared(dependency: bool) -> tuple[TaskOption, ...]:
 
 def _instances(dataset: str, split_name: str, eval_set: str, shots: int, budget: int, form: str,
                retriever_method: str = "bm25") -> Iterator[TaskInstance]:
-    from ._retrieval import Retriever
+    from corral.retrieval import Retriever
 
     chosen = split(dataset, split_name)
     examples = {"test100": test_subset(dataset), "test": chosen.test, "dev": chosen.dev}[eval_set]
     retriever = Retriever(chosen.train, retriever_method) if shots > 0 else None
     for example in examples:
-        picked = retriever.select(example, k=shots, budget_tokens=budget, count_tokens=_count_tokens,
+        picked = retriever.select(example, k=shots, budget_tokens=budget, count_tokens=count_tokens,
                                   render=lambda e: render_pair(e, form)) if retriever is not None else []
         gold = target_text(example, form)
         target: dict[str, Any] = {"words": example.words, "gold": gold, "form": form}
@@ -198,28 +192,17 @@ def _instances(dataset: str, split_name: str, eval_set: str, shots: int, budget:
         yield TaskInstance(
             id=example.id, prompt=prompt_text(example, picked, form), target=target,
             groups={"dataset": dataset, "split": split_name, "length": _length_group(len(example.words))},
-            max_tokens=_max_tokens(gold), reference=gold)
+            max_tokens=max_tokens(gold), reference=gold)
 
 
 def _length_group(n: int) -> str:
     return "1-10" if n <= 10 else "11-20" if n <= 20 else "21-40" if n <= 40 else "41+"
 
 
-def _max_tokens(gold: str) -> int:
-    """Room for the gold output three times over, in estimated tokens: a constrained tree that is cut off is not a
-    tree, and a small model nests deeper than the gold (SmolLM2 wrote a VP inside a VP for each of 45 words)."""
-    return 3 * _count_tokens(gold) + 64
-
-
-def _check_counts(name: str, shots: int, budget: int) -> None:
-    if shots < 0 or budget < 0:
-        raise ValueError(f"{name}: shots and budget must be at least 0, got {shots} and {budget}")
-
-
 @register_task("clamp-constituency", options=_declared(dependency=False))
 def clamp_constituency(split: str, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
     """Constituency parsing of GUM sentences (BenchCLAMP's PTB-3 task on openly licensed trees)."""
-    _check_counts("clamp-constituency", shots, budget)
+    check_counts("clamp-constituency", shots, budget)
     return Task(
         name="clamp-constituency", version=VERSION,
         instances=lambda: _instances("gum", split, eval_set, shots, budget, "tree", retriever),
@@ -233,7 +216,7 @@ def clamp_constituency(split: str, eval_set: str, shots: int, budget: int, retri
 @register_task("clamp-dependency", options=_declared(dependency=True))
 def clamp_dependency(split: str, eval_set: str, shots: int, budget: int, retriever: str, form: str) -> Task:
     """Dependency parsing of UD English EWT sentences, in BenchCLAMP's triples or indexed form."""
-    _check_counts("clamp-dependency", shots, budget)
+    check_counts("clamp-dependency", shots, budget)
     return Task(
         name="clamp-dependency", version=VERSION,
         instances=lambda: _instances("ewt", split, eval_set, shots, budget, form, retriever),

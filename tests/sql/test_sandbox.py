@@ -1,4 +1,4 @@
-"""Running untrusted SQL (``corral.suites.clamp._sqlite.run_query``): reads run, nothing else does."""
+"""Running untrusted SQL (``corral.sql.run_query``): reads run, nothing else does."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.suites.clamp._sqlite import MAX_QUERY_CHARS, run_query
+from corral.sql import MAX_QUERY_CHARS, run_query
 
 
 @pytest.fixture(scope="module")

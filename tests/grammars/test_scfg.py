@@ -1,4 +1,4 @@
-"""BenchCLAMP's ``.scfg`` files read and written as Lark (``corral.suites.clamp._scfg``)."""
+"""BenchCLAMP's ``.scfg`` files read and written as Lark (``corral.grammars.scfg``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from corral.errors import InputError
 from corral.grammars import Grammar, accepts
-from corral.suites.clamp._scfg import Scfg, ScfgError, Symbol, bound_depth, fold_lexemes, read_scfg, scfg_to_lark
+from corral.grammars.scfg import Scfg, ScfgError, Symbol, bound_depth, fold_lexemes, read_scfg, scfg_to_lark
 
-SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).parents[3].parent / "shared" / "data"))
+SHARED = Path(os.environ.get("CORRAL_SHARED_DATA", Path(__file__).parents[2].parent / "shared" / "data"))
 
 
 def lark(text: str, side: str = "source", **kw) -> Grammar:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from corral.constraints import (
     And,
@@ -31,12 +30,10 @@ from corral.constraints import (
 from corral.constraints import UnitRef as _UnitRef
 from corral.text import Level, get_profile
 
-from . import _regex as R
+from .. import _regex as R
 from ._lexicon import lexicon
+from ._limits import Limits
 from ._words import Need, Terminals, Words, WordTest
-
-if TYPE_CHECKING:
-    from ._compile import Limits
 
 _BELOW = {Level.PASSAGE: Level.PARAGRAPH, Level.PARAGRAPH: Level.SENTENCE, Level.SENTENCE: Level.WORD,
           Level.WORD: Level.CHAR}

@@ -31,8 +31,9 @@ from corral.constraints import (
 )
 from corral.text import Level, get_profile
 
-from . import _regex as R
-from ._grammar import Grammar, GrammarError
+from .. import _regex as R
+from .._grammar import Grammar, GrammarError, NotExpressible
+from ._limits import Limits
 from ._terms import (
     _BELOW,
     _NEGATED,
@@ -46,20 +47,6 @@ from ._terms import (
     _Unsupported,
     counts_sentences,
 )
-
-
-class NotExpressible(GrammarError):
-    """No grammar for this target. ``parts`` pairs each base constraint (in the textual form) that has none with
-    the reason; a task's own target (a sentence, a schema) gives the reason alone, as one string."""
-
-    def __init__(self, parts: list[tuple[str, str]] | str) -> None:
-        if isinstance(parts, str):
-            self.parts = [("the target", parts)]
-            super().__init__(f"not expressible as a grammar: {parts}")
-            return
-        self.parts = parts
-        listed = "; ".join(f"{expr}: {reason}" for expr, reason in parts)
-        super().__init__(f"not expressible as a grammar: {listed}")
 
 
 # ---------------------------------------------------------------------------------- structural scopes
@@ -330,24 +317,6 @@ def _hints(expr: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Upper bounds the compiled grammar adds so that every generation ends (a small model left free to write
-    "and" forever would hit ``max_tokens`` instead). Each bound is raised to fit the constraint's own numbers
-    (a sentence that must have 60 words may have up to 60 + ``slack``)."""
-
-    word_chars: int = 20
-    sentence_words: int = 100
-    paragraph_sentences: int = 12
-    passage_paragraphs: int = 6
-    slack: int = 2
-
-    def fit(self, largest: int) -> Limits:
-        raise_to = largest + self.slack
-        return Limits(max(self.word_chars, raise_to), max(self.sentence_words, raise_to),
-                      max(self.paragraph_sentences, raise_to), max(self.passage_paragraphs, raise_to), self.slack)
-
-
 def _largest(expr: object) -> int:
     """The largest count, quantifier bound or position the constraint mentions."""
     found = [abs(v) for v in (getattr(expr, "value", None), getattr(expr, "k", None), getattr(expr, "index", None))
@@ -420,7 +389,7 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
         if "too big" not in str(exc):
             raise
         raise NotExpressible([(str(constraint.body), f"too complex for the grammar engine ({exc})")]) from None
-    from ._sample import engine_check, witness
+    from .._sample import engine_check, witness
 
     problem = engine_check(grammar)
     if problem and "NoExtensionBias" in problem:  # the engine found no first token: the grammar is empty

@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ._regex import rx
+from .._regex import rx
 
 # Letters and digits a word is made of: ASCII and Latin-1 letters (not ß, whose case folding changes its
 # length), digits.
