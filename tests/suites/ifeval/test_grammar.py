@@ -13,10 +13,13 @@ import re
 
 import pytest
 
-from corral.grammars import Grammar, accepts
+from corral.grammars import Grammar, accepts, random_walk, sample
 from corral.suites.ifeval import compile_prompt, read_prompts
 
 PROMPTS = list(read_prompts())
+COUNTED = {"length_constraints:number_words", "keywords:letter_frequency", "keywords:frequency",
+           "keywords:forbidden_words"}
+"""Kinds a grammar enforces as a count beside the shape (``PromptGrammar.counts``), tested on their own below."""
 TRICKY = "[]*<>\"\n ,.'-PpSs"
 _ATOM = re.compile(r"\\x\{([0-9A-F]+)\}|\[((?:\\x\{[0-9A-F]+\}(?:-\\x\{[0-9A-F]+\})?)+)\]|([A-Za-z0-9])")
 _RANGE = re.compile(r"\\x\{([0-9A-F]+)\}(?:-\\x\{([0-9A-F]+)\})?")
@@ -92,7 +95,7 @@ def test_every_drawn_text_passes_what_its_grammar_enforces(chunk: int) -> None:
         if compiled.pattern is None:
             continue
         grammar = Grammar.regex(compiled.pattern)
-        enforced = [i for i in prompt.instructions if i.id in compiled.enforced]
+        enforced = [i for i in prompt.instructions if i.id in compiled.enforced and i.id not in COUNTED]
         for _ in range(3):
             text = _draw(compiled.pattern, rng)
             assert accepts(grammar, text), (prompt.key, text[:200])
@@ -157,3 +160,43 @@ def test_bullets_sections_and_paragraphs_are_counted_exactly_by_the_grammar() ->
     keyword = Instruction.parse("keywords:existence", {"keywords": ["-minus"]})
     assert dict(compile_prompt((keyword, bullets)).left)["detectable_format:number_bullet_lists"].startswith(
         "another instruction's piece")
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_a_count_beside_the_shape_accepts_exactly_the_texts_its_checker_passes(chunk: int) -> None:
+    """For texts of the shape (drawn as above, and from the whole grammar by a random byte walk), the grammar
+    with its counts accepts a text exactly when every counted instruction's checker passes it: the counts are
+    exact, not only sound."""
+    rng = random.Random(100 + chunk)
+    checked = accepted = 0
+    for prompt in [p for p in PROMPTS if compile_prompt(p.instructions).counts][chunk::2]:
+        compiled = compile_prompt(prompt.instructions)
+        grammar = Grammar.lark(compiled.lark())
+        counted = [i for i in prompt.instructions if i.id in compiled.enforced and i.id in COUNTED]
+        assert counted, prompt.key
+        walked = sample(grammar, random_walk(rng.randrange(2**32), stop=0.02), max_bytes=6_000)
+        texts = [_draw(compiled.pattern, rng) for _ in range(4)] + ([walked] if walked is not None else [])
+        for text in texts:
+            verdicts = {i.id: not i.kind.check(i.args, text) for i in counted}
+            assert accepts(grammar, text) == all(verdicts.values()), (prompt.key, verdicts, text[:300])
+            checked += 1
+            accepted += all(verdicts.values())
+        if walked is not None:  # a text of the whole grammar passes every instruction it enforces
+            enforced = [i for i in prompt.instructions if i.id in compiled.enforced]
+            assert all(_passes(i, walked) for i in enforced), (prompt.key, walked[:300])
+    assert checked > 200 and accepted > 50
+
+
+def test_counts_are_refused_where_they_cannot_be_written_exactly() -> None:
+    from corral.suites.ifeval import Instruction
+
+    overlapping = Instruction.parse("keywords:frequency", {"keyword": "anna", "frequency": 2, "relation": "at least"})
+    assert "overlaps itself" in dict(compile_prompt((overlapping,)).left)["keywords:frequency"]
+    words = Instruction.parse("length_constraints:number_words", {"num_words": 3, "relation": "less than"})
+    repeat = Instruction.parse("combination:repeat_prompt", {"prompt_to_repeat": "Say one two three four."})
+    compiled = compile_prompt((repeat, words))  # the request alone already has 5 words
+    assert compiled.enforced == ("combination:repeat_prompt",) and "conflicts" in dict(compiled.left)[
+        "length_constraints:number_words"]
+    forbidden = Instruction.parse("keywords:forbidden_words", {"forbidden_words": ["cat"]})
+    grammar = Grammar.lark(compile_prompt((forbidden,)).lark())
+    assert accepts(grammar, "A concatenation of dogs.") and not accepts(grammar, "The Cat sat.")

@@ -58,14 +58,16 @@ def test_the_task_checks_the_raw_output_and_compiles_what_a_grammar_enforces():
     first, *rest = select(task)
     from corral.grammars import NotExpressible
 
-    grammar = task.grammar(first)  # 1000: no commas, 3 highlights (enforced), 300+ words (the checker's)
-    assert grammar.format == "regex"
+    grammar = task.grammar(first)  # 1000: no commas, 3 highlights, 300+ words: a count beside the shape
+    assert grammar.format == "lark" and " & /" in grammar.source
     assert "punctuation:no_comma" in grammar.description
-    assert "number_highlighted_sections" in grammar.description and "number_words" not in grammar.description
-    counts_only = next(i for i in rest if {x.id for x in i.target.instructions} <= {
-        "length_constraints:number_words", "length_constraints:number_sentences"})
+    assert "number_highlighted_sections" in grammar.description and "number_words" in grammar.description
+    shape_only = next(i for i in rest if {x.id for x in i.target.instructions} == {"detectable_format:title"})
+    assert task.grammar(shape_only).format == "regex"
+    sentences_only = next(i for i in rest if {x.id for x in i.target.instructions} == {
+        "length_constraints:number_sentences"})
     with pytest.raises(NotExpressible, match="none of this prompt's instructions"):
-        task.grammar(counts_only)
+        task.grammar(sentences_only)
     assert get_task("ifeval", mode="loose").options["mode"] == "loose"
 
 
@@ -108,20 +110,21 @@ def test_corral_eval_ifeval_runs_from_the_command_line(tmp_path, monkeypatch):
 @pytest.mark.model
 def test_constrained_outputs_of_the_bundled_model_pass_what_their_grammar_enforces(tmp_path):
     """The grammar reaches the model: every constrained output that finished (or was closed) passes each
-    instruction its prompt's grammar enforces. Four prompts: the lowercase alphabet (1019), the repeated request and
-    a title (1012), placeholders (1005), a JSON object (1075)."""
+    instruction its prompt's grammar enforces. Five prompts: the lowercase alphabet (1019), the repeated request and
+    a title (1012), placeholders (1005), a JSON object (1075), the letter t at most once (1130: a count
+    intersected with the shape)."""
     import dataclasses
 
     from corral.evaluation import SamplingConfig
     from corral.suites.ifeval import compile_prompt
 
     task = get_task("ifeval")
-    chosen = [i for i in task.instances() if i.id in {"1019", "1012", "1005", "1075"}]
+    chosen = [i for i in task.instances() if i.id in {"1019", "1012", "1005", "1075", "1130"}]
     task = dataclasses.replace(task, instances=lambda: chosen)
     run, _ = evaluate(plan_run(EvalSpec(task=task.name, decoding="constrained",
                                         sampling=SamplingConfig(max_tokens=128)), task), tmp_path / "run")
     records = read_records(run)
-    assert len(records) == 4 and all(r.decoding == "constrained" for r in records)
+    assert len(records) == 5 and all(r.decoding == "constrained" for r in records)
     finished = 0
     for record in records:
         prompt = next(i for i in chosen if i.id == record.instance).target

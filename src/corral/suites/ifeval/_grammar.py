@@ -13,8 +13,9 @@ and every text it accepts passes the checker of every instruction it enforces (`
 test_grammar.py`` draws texts from each of the 540 prompts' grammars and checks them). A kind that forbids characters
 (``Kind.forbids``: no comma; a plug-in's own) is enforced by leaving them out of the alphabet. The alphabet is printable
 ASCII and the line break: a subset of what passes, so a character the checkers would judge differently (a capital
-outside ASCII) never reaches them. What cannot be enforced this way (counts of words, sentences or letters,
-forbidden words, two responses, the language) and an instruction whose literal text
+outside ASCII) never reaches them. Counts over the whole text (words, a letter, a keyword, forbidden words) are conditions beside the
+shape that the grammar intersects with it (``_counts``, ``PromptGrammar.lark``). What cannot be enforced this way
+(sentence counts, the nth paragraph's first word, two responses, the language) and an instruction whose literal text
 the alphabet refuses (a keyword with a comma beside "no commas") are left to the checker, and the grammar says
 which (``PromptGrammar.left``). ``detectable_format:json_format`` gives a JSON grammar of its own (``json``: the task
 asks for a JSON object), the prompt's other instructions then left to the checker.
@@ -26,10 +27,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ._counts import TEXT, Count, forbidden_word, keyword_frequency, letter_frequency, number_words
 from ._format import OPTIONS
 from ._kinds import Instruction
+from ._regex import char_class as _class
+from ._regex import literal as _literal
 
-ALPHABET = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\n"}
+ALPHABET = TEXT
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 """The characters free text may use before an instruction removes some: printable ASCII and the line break."""
@@ -44,6 +48,15 @@ class PromptGrammar:
     json: bool
     enforced: tuple[str, ...]
     left: tuple[tuple[str, str], ...]
+    counts: tuple[Count, ...] = ()
+    """Conditions on the whole text beside ``pattern`` (``_counts``): the grammar is then a Lark lexeme, the
+    pattern intersected with each (``lark``)."""
+
+    def lark(self) -> str:
+        """The grammar as llguidance's Lark: one lexeme, ``pattern & count & ~count ...``."""
+        assert self.pattern is not None
+        terms = [f"/{self.pattern}/", *(f"{'~' if c.negated else ''}/{c.regex}/" for c in self.counts)]
+        return "start: TEXT\nTEXT: " + " & ".join(terms) + "\n"
 
 
 @dataclass
@@ -54,6 +67,7 @@ class _Shape:
     end: str | None = None
     pieces: list[str] = field(default_factory=list)  # regex pieces, in order
     lines: bool = False  # free text never begins a line with a bullet's mark (exact bullet counts)
+    counts: list[tuple[str, Count]] = field(default_factory=list)  # conditions on the whole text, by instruction
     last: list[str] = field(default_factory=list)  # pieces that go after all others (the postscript)
     enforced: list[str] = field(default_factory=list)
     left: list[tuple[str, str]] = field(default_factory=list)
@@ -92,7 +106,69 @@ def compile_prompt(instructions: tuple[Instruction, ...]) -> PromptGrammar:
             shape.left.append((instruction.id, reason))
     if not shape.enforced:
         return PromptGrammar(None, False, (), tuple(shape.left))
-    return PromptGrammar(_pattern(shape), False, tuple(shape.enforced), tuple(shape.left))
+    compiled = PromptGrammar(_pattern(shape), False, tuple(shape.enforced), tuple(shape.left),
+                             tuple(count for _, count in shape.counts))
+    upper = {name for name, count in shape.counts if count.upper}
+    lower = {name for name, count in shape.counts if not count.upper}
+    reason = ("beside a count bounded from below, left to the checker (their intersection is not checked for a "
+              "text)" if lower else "its bound conflicts with text the other instructions require")
+    if upper and (lower or not _has_a_text(compiled)):
+        # an upper bound the required text already breaks (a forbidden word inside a keyword, fewer words than the
+        # repeated request holds), or one beside a lower bound: the upper bounds go to the checker, the rest stays
+        # (by kind: a kind given twice, at least 6 and fewer than 8 times, goes whole)
+        shape.left += [(name, reason) for name in shape.enforced if name in upper]
+        shape.enforced = [name for name in shape.enforced if name not in upper]
+        shape.counts = [(name, count) for name, count in shape.counts if name not in upper]
+        if not shape.enforced:
+            return PromptGrammar(None, False, (), tuple(shape.left))
+        compiled = PromptGrammar(_pattern(shape), False, tuple(shape.enforced), tuple(shape.left),
+                                 tuple(count for _, count in shape.counts))
+    return compiled
+
+
+def _has_a_text(compiled: PromptGrammar) -> bool:
+    """Whether the grammar accepts the shape's sparest text (``_sparest``), the engine deciding: upper bounds
+    only ever reject more text, so if that one fails they conflict with what the shape requires (or nearly so:
+    the answer is cautious, never wrong the other way)."""
+    from corral.grammars import Grammar, accepts
+
+    assert compiled.pattern is not None
+    return accepts(Grammar.lark(compiled.lark()), _sparest(compiled.pattern, 0)[0])
+
+
+_SPARE = ".,;:!?()'\"#$%&+/<=>@[]^`{|}~0123456789-_ \nxqzjkvwbfgpymhdlcurtnsoiaeXQZ"
+"""The characters the sparest text takes from a class, first found first: punctuation (no word, no letter), then
+digits, then the rarest letters; a space, a line break and a bullet's marks late, as bullets and lines count them."""
+
+
+def _sparest(pattern: str, at: int) -> tuple[str, int]:
+    """The sparest text of the compiler's pattern from ``at`` to the closing parenthesis (or the end): no
+    repetition it can leave out, the shortest alternative, and from a class its first character in ``_SPARE``."""
+    options: list[str] = []
+    out: list[str] = []
+    while at < len(pattern) and pattern[at] != ")":
+        if pattern[at] == "|":
+            options.append("".join(out))
+            out, at = [], at + 1
+            continue
+        if pattern[at] == "(":
+            text, at = _sparest(pattern, at + 1)
+            at += 1  # the closing parenthesis
+        else:
+            match = re.compile(r"\\x\{([0-9A-F]+)\}|([A-Za-z0-9])|\[([^\]]*)\]").match(pattern, at)
+            assert match is not None, pattern[at:at + 30]
+            at = match.end()
+            code, plain, body = match.groups()
+            if body is None:
+                text = chr(int(code, 16)) if code else plain
+            else:
+                chars = _class_chars(body)
+                text = next((char for char in _SPARE if char in chars), min(chars))
+        repeat = pattern[at] if at < len(pattern) and pattern[at] in "*+?" else ""
+        at += bool(repeat)
+        out.append("" if repeat in ("*", "?") else text)
+    options.append("".join(out))
+    return min(options, key=len), at
 
 
 # ------------------------------------------------------------------------------------------------ each kind
@@ -273,6 +349,29 @@ def _class_chars(body: str) -> set[str]:
     return chars
 
 
+def _count(build: Callable[[Instruction, set[str]], Count | str | None]) -> Callable[[_Shape, Instruction], str | None]:
+    """The adder of a count over the whole text (``_counts``): its condition joins the shape's."""
+
+    def add(shape: _Shape, instruction: Instruction) -> str | None:
+        made = build(instruction, shape.alphabet)
+        if isinstance(made, str):
+            return made
+        if made is not None:
+            shape.counts.append((instruction.id, made))
+        return None
+
+    return add
+
+
+def _forbidden_words(shape: _Shape, instruction: Instruction) -> str | None:
+    made = [forbidden_word(word, shape.alphabet) for word in instruction.args["forbidden_words"]]
+    reasons = [item for item in made if isinstance(item, str)]
+    if reasons:
+        return reasons[0]
+    shape.counts += [(instruction.id, item) for item in made if isinstance(item, Count)]
+    return None
+
+
 _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "change_case:english_lowercase": _case("lower"),
     "change_case:english_capital": _case("upper"),
@@ -288,6 +387,10 @@ _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "detectable_format:multiple_sections": _sections,
     "length_constraints:number_paragraphs": _paragraphs,
     "detectable_format:number_bullet_lists": _bullets,
+    "length_constraints:number_words": _count(number_words),
+    "keywords:letter_frequency": _count(letter_frequency),
+    "keywords:frequency": _count(keyword_frequency),
+    "keywords:forbidden_words": _forbidden_words,
 }
 """The kinds a prompt's regular expression enforces; the alphabet's kinds first (``_ORDER``), so that the others'
 literal text is checked against the final alphabet."""
@@ -337,22 +440,3 @@ def _free(shape: _Shape, line_start: bool) -> str:
     rest, first = shape.alphabet - {"\n"}, shape.alphabet - _BULLET_MARKS
     line = f"({_class(first)}{_class(rest)}*)?" if first else ""
     return f"{line if line_start else _class(rest) + '*'}({_literal(chr(10))}{line})*"
-
-
-def _literal(text: str) -> str:
-    """``text`` as a Rust regex that matches it exactly: letters and digits as they are, every other character as
-    ``\\x{HEX}`` (always valid, whatever the character)."""
-    return "".join(char if char.isascii() and char.isalnum() else f"\\x{{{ord(char):X}}}" for char in text)
-
-
-def _class(chars: set[str] | frozenset[str]) -> str:
-    """A character class of exactly ``chars``, as ranges of ``\\x{HEX}`` escapes."""
-    codes = sorted(ord(char) for char in chars)
-    ranges: list[tuple[int, int]] = []
-    for code in codes:
-        if ranges and code == ranges[-1][1] + 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    body = "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
-    return f"[{body}]"

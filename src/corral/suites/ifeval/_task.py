@@ -54,8 +54,10 @@ def _grammar(instance: TaskInstance) -> Any:
         return Grammar.json_schema({"type": "object"}, description=f"IFEval {prompt.key}: a JSON object")
     if compiled.pattern is None:
         raise NotExpressible(f"none of this prompt's instructions is enforced by a grammar ({left})")
-    return Grammar.regex(compiled.pattern, description=f"IFEval {prompt.key}: enforces "
-                                                       f"{', '.join(compiled.enforced)}")
+    description = f"IFEval {prompt.key}: enforces {', '.join(compiled.enforced)}"
+    if compiled.counts:  # counts over the whole text: the shape intersected with each (_counts)
+        return Grammar.lark(compiled.lark(), description=description)
+    return Grammar.regex(compiled.pattern, description=description)
 
 
 OPTIONS = (
