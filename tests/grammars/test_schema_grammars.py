@@ -834,3 +834,13 @@ def test_open_strings_and_extra_properties_are_narrowed(output):
         return '<root type="dict">' + "".join(f'<key name="{c}" type="int">1</key>' for c in names) + "</root>"
 
     assert accepts(extras, obj(6)) and not accepts(extras, obj(7))
+
+
+@pytest.mark.parametrize("output", ["yaml", "xml"])
+def test_max_contains_keeps_prefix_items_from_matching_when_no_tail_item_can(output):
+    """Found by the property above: with ``maxContains: 0`` and a tail that can never match ``contains``, a prefix
+    item that matches it was still written (``[null, "x"]`` against ``prefixItems: [null]``)."""
+    schema = {"type": "array", "items": {"type": "string"}, "prefixItems": [{"type": "null"}],
+              "contains": {"type": "null"}, "minContains": 0, "maxContains": 0}
+    assert "maxContains" in enforcement(schema, output).exact
+    assert _check_samples(schema, output, range(40)) >= 30

@@ -161,7 +161,7 @@ def test_doctor_names_the_variant_in_use(unforced: None) -> None:
     assert facts["llama_cpp"]["variant"] == build.chosen
     assert facts["llama_cpp"]["variants"][build.chosen] == "runs here (probed)"
     assert len(facts["model"]["sha256"]) == 64 and facts["model"]["bytes"] > 1_000_000
-    assert set(facts["extras"]) == {"hf", "ray", "server", "train"}
+    assert set(facts["extras"]) == {"hf", "ray", "server", "train", "inspect", "lm-eval", "verifiers"}
     assert facts["threads"]["usable_cpus"] >= facts["threads"]["now"] >= 1
 
 

@@ -113,7 +113,12 @@ class ArrayLowering:
         tail_schemas, _ = self._position(pieces, len(arr.prefix))
         hit = self.lower_all([*tail_schemas, (d["contains"], f"{path}/contains")], ANY_DEPTH)
         if not hit.alts:
-            return None if least > 0 else arr
+            if least > 0:
+                return None
+            if most is None or not arr.prefix:
+                return arr
+            # no tail item can match contains, but a prefix item can: maxContains keeps the prefix from it
+            return self._prefix_without(arr, d["contains"], path)
         miss = None
         prefix = arr.prefix
         if most is not None:
@@ -136,6 +141,19 @@ class ArrayLowering:
             return None
         rest = None if miss is None or not miss.alts else miss
         return Arr(prefix, arr.tail, low, arr.max, hit, least, most, rest)
+
+    def _prefix_without(self, arr: Arr, contains: Any, path: str) -> Arr | None:
+        """``arr`` with no prefix item matching ``contains`` (cut before a prefix item that then has no value)."""
+        try:
+            c_node = self.lower(contains, f"{path}/contains", ANY_DEPTH)
+            prefix = tuple(exclude(p, c_node, lambda value: self.valid(contains, value)) for p in arr.prefix)
+        except Unsupported as exc:
+            self.note(path, "maxContains", f"cannot exclude contains matches: {exc}")
+            return arr
+        if any(not p.alts for p in prefix):
+            cut = next(i for i, p in enumerate(prefix) if not p.alts)
+            return Arr(prefix[:cut], None, arr.min, cut) if arr.min <= cut else None
+        return Arr(prefix, arr.tail, arr.min, arr.max)
 
     def _unique(self, arr: Arr, pieces: list[Piece]) -> Arr | None:
         """``uniqueItems``: exact for arrays of at most one item or of a small set of constants, else later."""
