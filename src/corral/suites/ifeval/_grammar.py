@@ -10,15 +10,16 @@ grammar is
     START  TEXT*  (PIECE TEXT*)*  END        where TEXT is the alphabet's characters
 
 and every text it accepts passes the checker of every instruction it enforces (``tests/suites/ifeval/
-test_grammar.py`` draws texts from each of the 540 prompts' grammars and checks them). A kind that forbids characters
-(``Kind.forbids``: no comma; a plug-in's own) is enforced by leaving them out of the alphabet. The alphabet is printable
-ASCII and the line break: a subset of what passes, so a character the checkers would judge differently (a capital
-outside ASCII) never reaches them. Counts over the whole text (words, a letter, a keyword, forbidden words) are conditions beside the
-shape that the grammar intersects with it (``_counts``, ``PromptGrammar.lark``). What cannot be enforced this way
-(sentence counts, the nth paragraph's first word, two responses, the language) and an instruction whose literal text
-the alphabet refuses (a keyword with a comma beside "no commas") are left to the checker, and the grammar says
-which (``PromptGrammar.left``). ``detectable_format:json_format`` gives a JSON grammar of its own (``json``: the task
-asks for a JSON object), the prompt's other instructions then left to the checker.
+test_grammar.py`` draws texts from each of the 540 prompts' grammars and checks them). A kind that forbids
+characters (``Kind.forbids``: no comma; a plug-in's own) is enforced by leaving them out of the alphabet. The
+alphabet is printable ASCII and the line break: a subset of what passes, so a character the checkers would judge
+differently (a capital outside ASCII) never reaches them. Counts over the whole text (words, a letter, a keyword,
+forbidden words) are conditions beside the shape that the grammar intersects with it (``_counts``,
+``PromptGrammar.lark``). What cannot be enforced this way (sentence counts, the nth paragraph's first word, two
+responses, the language) and an instruction whose literal text the alphabet refuses (a keyword with a comma beside
+"no commas") are left to the checker, and the grammar says which (``PromptGrammar.left``).
+``detectable_format:json_format`` gives a JSON grammar of its own (``json``: the task asks for a JSON object), the
+prompt's other instructions then left to the checker.
 """
 
 from __future__ import annotations
