@@ -68,10 +68,10 @@ def assert_same(local: BuildResult, distributed: BuildResult) -> None:
 
 
 def test_default_corpus_ray_equals_local():
-    # 3 of its 9 shards, one from each part, each cut to its first half (full size: all, whole)
+    # 3 of its 9 shards, one from each part, each cut to its first third (full size: all, whole)
     shard_list = shards("default")[::sized(4, 1)]
     assert len(shard_list) >= 3
-    shard_list = sized([replace(s, end=s.start + (s.end - s.start) // 2, size=s.size // 2) for s in shard_list],
+    shard_list = sized([replace(s, end=s.start + (s.end - s.start) // 3, size=s.size // 3) for s in shard_list],
                        shard_list)
     seen = []
     local = build_local(plan(), shard_list)
