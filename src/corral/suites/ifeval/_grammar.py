@@ -137,6 +137,9 @@ def _has_a_text(compiled: PromptGrammar) -> bool:
     return accepts(Grammar.lark(compiled.lark()), _sparest(compiled.pattern, 0)[0])
 
 
+_ATOM = re.compile(r"\\x\{([0-9A-F]+)\}|([A-Za-z0-9])|\[([^\]]*)\]")
+"""One atom of the compiler's patterns (``_regex``): an escaped character, a letter or digit, or a class."""
+
 _SPARE = ".,;:!?()'\"#$%&+/<=>@[]^`{|}~0123456789-_ \nxqzjkvwbfgpymhdlcurtnsoiaeXQZ"
 """The characters the sparest text takes from a class, first found first: punctuation (no word, no letter), then
 digits, then the rarest letters; a space, a line break and a bullet's marks late, as bullets and lines count them."""
@@ -156,7 +159,7 @@ def _sparest(pattern: str, at: int) -> tuple[str, int]:
             text, at = _sparest(pattern, at + 1)
             at += 1  # the closing parenthesis
         else:
-            match = re.compile(r"\\x\{([0-9A-F]+)\}|([A-Za-z0-9])|\[([^\]]*)\]").match(pattern, at)
+            match = _ATOM.match(pattern, at)
             assert match is not None, pattern[at:at + 30]
             at = match.end()
             code, plain, body = match.groups()
@@ -330,7 +333,7 @@ def _safe_at_line_start(piece: str) -> bool:
     for at in starts:
         if at == len(piece):
             continue  # ends with a newline: the free text after it is line-aware
-        match = re.match(r"\\x\{([0-9A-F]+)\}|([A-Za-z0-9])|\[([^\]]*)\]", piece[at:])
+        match = _ATOM.match(piece, at)
         if match is None:
             return False
         code, plain, body = match.groups()
