@@ -107,7 +107,7 @@ def test_every_drawn_text_passes_what_its_grammar_enforces(chunk: int) -> None:
 
 def test_most_prompts_have_a_grammar_and_each_left_instruction_says_why() -> None:
     compiled = [compile_prompt(prompt.instructions) for prompt in PROMPTS]
-    assert sum(c.pattern is not None for c in compiled) >= 385
+    assert sum(c.pattern is not None for c in compiled) >= 460
     assert sum(c.json for c in compiled) == 17
     assert all(reason for c in compiled for _, reason in c.left)
 
@@ -160,6 +160,38 @@ def test_bullets_sections_and_paragraphs_are_counted_exactly_by_the_grammar() ->
     keyword = Instruction.parse("keywords:existence", {"keywords": ["-minus"]})
     assert dict(compile_prompt((keyword, bullets)).left)["detectable_format:number_bullet_lists"].startswith(
         "another instruction's piece")
+
+
+def test_blank_line_paragraphs_and_the_nth_first_word_are_enforced_exactly() -> None:
+    from corral.suites.ifeval import Instruction
+
+    nth = Instruction.parse("length_constraints:nth_paragraph_first_word",
+                            {"num_paragraphs": 3, "nth_paragraph": 2, "first_word": "Elm"})
+    grammar = Grammar.regex(compile_prompt((nth,)).pattern or "")
+    for text, ok in [("Trees grow.\n\nElm trees too.\n\nThe end.", True),
+                     ("Trees grow.\n\nelm trees too.\n\nThe end.", False),  # the word as written, no other case
+                     ("Trees grow.\n\nOak trees too.\n\nThe end.", False),
+                     ("Trees grow.\n\nElm trees too.", False),  # two paragraphs
+                     ("Trees\ngrow.\n\nElm trees too.\n\nThe end.", False),  # free text has no line break
+                     ("Trees grow.\n\n\nElm trees too.\n\nThe end.", False)]:
+        assert accepts(grammar, text) is ok, text
+        if ok:
+            assert not nth.kind.check(nth.args, text)
+    first = Instruction.parse("length_constraints:nth_paragraph_first_word",
+                              {"num_paragraphs": 2, "nth_paragraph": 1, "first_word": "weekend"})
+    quoted = Instruction.parse("startend:quotation", {})
+    grammar = Grammar.regex(compile_prompt((first, quoted)).pattern or "")
+    assert accepts(grammar, '"weekend plans.\n\nSunday."')  # IFEval drops the paragraph's opening quotation mark
+    assert not nth.kind.check(first.args, '"weekend plans.\n\nSunday."')
+    # pieces that could make a blank line, a word IFEval would cut, a paragraph past the last: left to the checker
+    sections = Instruction.parse("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": 2})
+    assert "blank line" in dict(compile_prompt((sections, nth)).left)[nth.id]
+    cut = Instruction.parse("length_constraints:nth_paragraph_first_word",
+                            {"num_paragraphs": 2, "nth_paragraph": 1, "first_word": "don't"})
+    assert cut.id in dict(compile_prompt((cut,)).left)
+    past = Instruction.parse("length_constraints:nth_paragraph_first_word",
+                             {"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "elm"})
+    assert past.id in dict(compile_prompt((past,)).left)
 
 
 @pytest.mark.parametrize("chunk", range(2))

@@ -15,8 +15,9 @@ characters (``Kind.forbids``: no comma; a plug-in's own) is enforced by leaving 
 alphabet is printable ASCII and the line break: a subset of what passes, so a character the checkers would judge
 differently (a capital outside ASCII) never reaches them. Counts over the whole text (words, a letter, a keyword,
 forbidden words) are conditions beside the shape that the grammar intersects with it (``_counts``,
-``PromptGrammar.lark``). What cannot be enforced this way (sentence counts, the nth paragraph's first word, two
-responses, the language) and an instruction whose literal text the alphabet refuses (a keyword with a comma beside
+``PromptGrammar.lark``). Paragraphs split at blank lines (the nth one's first word) are dividers among the pieces,
+free text then written without line breaks. What cannot be enforced this way (sentence counts, two responses, the
+language) and an instruction whose literal text the alphabet refuses (a keyword with a comma beside
 "no commas") are left to the checker, and the grammar says which (``PromptGrammar.left``).
 ``detectable_format:json_format`` gives a JSON grammar of its own (``json``: the task asks for a JSON object), the
 prompt's other instructions then left to the checker.
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from ._counts import TEXT, Count, forbidden_word, keyword_frequency, letter_frequency, number_words
 from ._format import OPTIONS
 from ._kinds import Instruction
+from ._length import FIRST_WORD_ENDS as _FIRST_WORD_ENDS
 from ._regex import char_class as _class
 from ._regex import literal as _literal
 
@@ -376,6 +378,43 @@ def _forbidden_words(shape: _Shape, instruction: Instruction) -> str | None:
     return None
 
 
+_NEWLINE = _literal("\n")
+_CLASS = re.compile(r"\[[^\]]*\]")
+
+
+def _nth_paragraph(shape: _Shape, instruction: Instruction) -> str | None:
+    """Exactly ``n`` paragraphs split at blank lines, the ``k``-th beginning with the word: ``n - 1`` dividers
+    ``S\\n\\nS`` (``S`` a character that is not a space, so no paragraph is empty), the ``k``-th ``S\\n\\nWORD `` (the
+    response's start for ``k = 1``), and no other blank line: free text goes without line breaks, and every other
+    piece may hold a line break only as a literal that neither ends it nor follows another. Built after every
+    other piece, so that it can refuse a prompt whose pieces could make a blank line."""
+    want, nth = instruction.args["num_paragraphs"], instruction.args["nth_paragraph"]
+    word = shape.cased(instruction.args["first_word"].strip())
+    solid = shape.alphabet - {" ", "\n"}
+    if not 0 < nth <= want:
+        return f"paragraph {nth} of {want}: IFEval fails every response"
+    if (not word or not shape.fits(word + " ") or word.lower() != instruction.args["first_word"].strip().lower()
+            or any(char.isspace() or char in _FIRST_WORD_ENDS for char in word) or not solid):
+        return "the first word holds characters (or a case) the other instructions forbid"
+    if shape.lines or any("\n" in text for text in (shape.start, shape.end) if text):
+        return "another instruction writes lines of its own (bullets, the request or the ending)"
+    for piece in shape.pieces + shape.last:
+        if any(_NEWLINE in body for body in _CLASS.findall(piece)) or piece.endswith(_NEWLINE) \
+                or _NEWLINE * 2 in piece:
+            return "another instruction's piece could make a blank line"
+    if nth == 1:
+        if shape.start not in (None, '"'):  # IFEval drops a paragraph's leading quotation mark
+            return "another instruction fixes how the response begins"
+        shape.start = (shape.start or "") + word + " "
+    between = f"{_class(solid)}{_NEWLINE * 2}{_class(solid)}"
+    dividers = [between] * (want - 1)
+    if nth > 1:
+        dividers[nth - 2] = f"{_class(solid)}{_NEWLINE * 2}{_literal(word + ' ')}"
+    shape.pieces.extend(dividers)
+    shape.alphabet.discard("\n")  # free text: no line break, so no blank line but the dividers'
+    return None
+
+
 _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "change_case:english_lowercase": _case("lower"),
     "change_case:english_capital": _case("upper"),
@@ -395,6 +434,7 @@ _ADDERS: dict[str, Callable[[_Shape, Instruction], str | None]] = {
     "keywords:letter_frequency": _count(letter_frequency),
     "keywords:frequency": _count(keyword_frequency),
     "keywords:forbidden_words": _forbidden_words,
+    "length_constraints:nth_paragraph_first_word": _nth_paragraph,
 }
 """The kinds a prompt's regular expression enforces; the alphabet's kinds first (``_ORDER``), so that the others'
 literal text is checked against the final alphabet."""

@@ -16,7 +16,7 @@ from ._kinds import RELATIONS, Args, Param, count_message, meets, register_kind,
 
 _RELATION = Param("relation", str, RELATIONS)
 _DIVIDER = re.compile(r"\s?\*\*\*\s?")
-_CUT = ".,?!'\""
+FIRST_WORD_ENDS = ".,?!'\""
 """Where the first word of a paragraph ends: IFEval reads it up to the first of these characters."""
 
 
@@ -85,7 +85,7 @@ def first_word(paragraph: str) -> str:
         return ""
     word = words[0].lstrip("'").lstrip('"')
     for at, char in enumerate(word):
-        if char in _CUT:
+        if char in FIRST_WORD_ENDS:
             return word[:at].lower()
     return word.lower()
 

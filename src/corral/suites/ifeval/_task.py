@@ -7,10 +7,10 @@ and ``instruction_strict``, ``instruction_loose`` (followed instructions over al
 
 A constrained run decodes each prompt under its grammar (``_grammar``): one regular expression for the instructions
 a grammar can enforce (no comma, the case, quotation marks, the request repeated, the end phrase, a title, a fixed
-answer, keywords, placeholders, highlights, section markers, paragraph dividers, bullets, a postscript), a JSON
-object for a JSON prompt; the checker decides the rest, and a prompt with nothing to enforce decodes freely
-(recorded). The answer is the raw output (``extract="raw"``): loose mode removes the first and last lines, so
-stripping first would change which lines those are.
+answer, keywords, placeholders, highlights, section markers, paragraph dividers, blank-line paragraphs and the
+nth one's first word, bullets, a postscript), a JSON object for a JSON prompt; the checker decides the rest, and a
+prompt with nothing to enforce decodes freely (recorded). The answer is the raw output (``extract="raw"``): loose
+mode removes the first and last lines, so stripping first would change which lines those are.
 """
 
 from __future__ import annotations
