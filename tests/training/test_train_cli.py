@@ -78,6 +78,28 @@ def test_rl_trains_saves_resumes_and_is_evaluated(tmp_path):
 
 @pytest.mark.model
 @pytest.mark.slow
+def test_rl_on_ifeval_is_rewarded_by_its_checker(tmp_path):
+    """``corral train rl --task ifeval`` (issue 47): each logged reward is the graded reward of IFEval's own verdict
+    on the logged answer (the share of the prompt's instructions followed, mapped to [-1, 1])."""
+    from corral.tasks import get_task
+
+    run = tmp_path / "ifeval"
+    result = runner.invoke(app, ["train", "rl", "--task", "ifeval", "--limit", "4", "--steps", "1", "--generations",
+                                 "2", "--prompts-per-step", "2", "--max-tokens", "12", "--reward", "graded",
+                                 "--out", str(run)])
+    assert result.exit_code == 0, result.output + result.stderr
+    rows = [json.loads(line) for line in (run / "rewards.jsonl").read_text(encoding="utf-8").splitlines()]
+    task = get_task("ifeval")
+    instances = {instance.id: instance for instance in task.instances()}
+    assert len(rows) == 4
+    for row in rows:
+        verdict = task.verdict(instances[row["instance"]], row["answer"])
+        assert row["passed"] == verdict.passed and row["score"] == pytest.approx(verdict.score)
+        assert row["reward"] == pytest.approx(2 * verdict.score - 1)
+
+
+@pytest.mark.model
+@pytest.mark.slow
 def test_sft_and_self_distillation_train(tmp_path):
     result = runner.invoke(app, ["train", "sft", *WORD, "--steps", "2", "--out", str(tmp_path / "sft")])
     assert result.exit_code == 0, result.output + result.stderr
