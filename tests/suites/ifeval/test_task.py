@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from corral.cli import app
 from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.models import ScriptedModel
-from corral.suites.ifeval import KINDS, PromptError, parse_row, read_prompts
+from corral.suites.ifeval import KINDS, PromptError, exactly_enforced, parse_row, read_prompts
 from corral.tasks import get_task, select
 
 
@@ -91,6 +91,9 @@ def test_a_run_records_both_modes_and_reports_the_four_accuracies(tmp_path):
     assert quality["instruction_loose"] >= quality["instruction_strict"]
     assert quality["prompt_loose"] >= quality["prompt_strict"]
     assert records[1].detail["strict"] == [True]  # key 1001: no commas
+    exact = [(ok, enforced) for record, instance in zip(records, chosen, strict=True)
+             for ok, enforced in zip(record.detail["strict"], exactly_enforced(instance.target), strict=True)]
+    assert quality["enforced_strict"] == pytest.approx(sum(ok for ok, e in exact if e) / sum(e for _, e in exact))
 
 
 def test_corral_eval_ifeval_runs_from_the_command_line(tmp_path, monkeypatch):
@@ -130,9 +133,12 @@ def test_constrained_outputs_of_the_bundled_model_pass_what_their_grammar_enforc
         prompt = next(i for i in chosen if i.id == record.instance).target
         enforced = [i for i in prompt.instructions if i.id in compile_prompt(prompt.instructions).enforced]
         assert enforced, record.instance
+        exact = [i for i, e in zip(prompt.instructions, exactly_enforced(prompt), strict=True) if e]
         if record.finish_reason == "length" and not record.appended:
             continue  # cut off and not closed: the grammar's end was never reached
         finished += 1
+        assert record.quality["enforced_strict@ratio:correct"] == record.quality["enforced_strict@ratio:total"] \
+            == len(exact)
         for instruction in enforced:
             if instruction.id == "change_case:english_lowercase":
                 assert record.output.islower(), record.output[:200]
@@ -155,3 +161,10 @@ def test_judging_an_output_checks_the_prompt_once():
         assert judged.call_count == 1
     assert result.quality["instruction_strict@ratio:total"] == 3.0
     assert result.quality["instruction_strict@ratio:correct"] == 2.0  # no comma, 3 highlights; not 300 words
+    # all three are kinds a grammar enforces exactly, and this prompt's grammar enforces them
+    assert exactly_enforced(first.target) == (True, True, True)
+    assert (result.quality["enforced_strict@ratio:correct"], result.quality["enforced_strict@ratio:total"]) == (2, 3)
+    # the case is enforced, the language is not: not exact; the language is never enforced
+    lower = next(i for i in task.instances() if i.id == "1019").target
+    assert [i.id for i in lower.instructions] == ["change_case:english_lowercase"]
+    assert exactly_enforced(lower) == (False,)

@@ -9,7 +9,7 @@ from ._kinds import KINDS, PLUGIN_GROUP, Instruction, InstructionError, Kind, Pa
 from ._language import LANGUAGES, identify
 from ._modes import MODES, IFEvalResult, evaluate_response, follows, follows_loosely, judge_prompt, loose_variants
 from ._plugins import load_kind_modules
-from ._task import ifeval
+from ._task import exactly_enforced, ifeval
 
 __all__ = [
     "KINDS",
@@ -26,6 +26,7 @@ __all__ = [
     "PromptGrammar",
     "compile_prompt",
     "evaluate_response",
+    "exactly_enforced",
     "follows",
     "follows_loosely",
     "get_kind",

@@ -3,7 +3,9 @@
 Each record's verdict is the chosen mode's prompt-level result (``mode``: strict by default, IFEval's headline)
 with the strict check's violations as feedback; its detail holds both modes per instruction, and its quality the
 statistics the summary turns into IFEval's four numbers: ``prompt_strict``, ``prompt_loose`` (means over prompts)
-and ``instruction_strict``, ``instruction_loose`` (followed instructions over all instructions).
+and ``instruction_strict``, ``instruction_loose`` (followed instructions over all instructions), and Corral's
+``enforced_strict``: the same over the instructions the prompt's grammar enforces exactly (``exactly_enforced``),
+which a constrained output the model finished follows every time.
 
 A constrained run decodes each prompt under its grammar (``_grammar``): one regular expression for the instructions
 a grammar can enforce (no comma, the case, quotation marks, the request repeated, the end phrase, a title, a fixed
@@ -22,7 +24,7 @@ from corral.tasks import Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict
 
 from ._data import Prompt, read_prompt_file, read_prompts
-from ._grammar import compile_prompt
+from ._grammar import PromptGrammar, compile_prompt
 from ._modes import MODES, IFEvalResult, judge_prompt
 from ._plugins import load_kind_modules
 
@@ -41,13 +43,31 @@ def _instances() -> Iterator[TaskInstance]:
         yield _instance(prompt)
 
 
+def _compiled(prompt: Prompt) -> PromptGrammar:
+    """The prompt's compiled grammar, once per prompt object (the grammar and the quality both read it)."""
+    compiled = _COMPILED.get(id(prompt))
+    if compiled is None or compiled[0] is not prompt:
+        compiled = _COMPILED[id(prompt)] = (prompt, compile_prompt(prompt.instructions))
+    return compiled[1]
+
+
+_COMPILED: dict[int, tuple[Prompt, PromptGrammar]] = {}
+
+
+def exactly_enforced(prompt: Prompt) -> tuple[bool, ...]:
+    """Per instruction of ``prompt``: whether its grammar enforces it exactly (the kind is marked ``grammar`` and
+    the prompt's grammar enforces it), so that every text the grammar accepts follows it strictly."""
+    enforced = set(_compiled(prompt).enforced)
+    return tuple(i.id in enforced and i.kind.enforcement == "grammar" for i in prompt.instructions)
+
+
 def _grammar(instance: TaskInstance) -> Any:
     """The prompt's grammar (``_grammar.compile_prompt``): the instructions a regular expression enforces, or any
     JSON value for a JSON prompt; a prompt none of whose instructions can be enforced decodes freely."""
     from corral.grammars import Grammar, NotExpressible
 
     prompt: Prompt = instance.target
-    compiled = compile_prompt(prompt.instructions)
+    compiled = _compiled(prompt)
     left = "; ".join(f"{kind}: {why}" for kind, why in compiled.left)
     if compiled.json:
         # an object: what "wrap the whole output in JSON" asks for; any JSON value let the model write an endless number
@@ -100,7 +120,12 @@ def ifeval(mode: str, data: str | None = None, kinds: tuple[str, ...] | None = N
         verdict = last.get((instance.id, answer))
         if verdict is None:  # called on its own, not after the check
             verdict = check(instance, answer)
-        return verdict.detail.quality() if verdict.detail is not None else {}
+        if verdict.detail is None:
+            return {}
+        exact = exactly_enforced(instance.target)
+        followed = [ok for ok, enforced in zip(verdict.detail.strict, exact, strict=True) if enforced]
+        return {**verdict.detail.quality(), "enforced_strict@ratio:correct": float(sum(followed)),
+                "enforced_strict@ratio:total": float(len(followed))}
 
     return Task(
         name="ifeval",
