@@ -17,6 +17,7 @@ from corral.constraints import (
     Budget,
     ConstraintJSONError,
     ConstraintSyntaxError,
+    PatternTooLarge,
     Regex,
     bound_pattern,
     check,
@@ -24,7 +25,6 @@ from corral.constraints import (
     from_json,
     parse,
 )
-from corral.constraints._pattern import PatternTooLarge  # bound_pattern's own error, internal (not a CorralError)
 
 LIMIT = f"{MAX_PATTERN_SIZE:,}"
 

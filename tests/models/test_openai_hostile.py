@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 from corral.evaluation import ResponseCache
 from corral.models import (
     Completion,
+    HostileReply,
     ModelError,
     OpenAIModel,
     Request,
@@ -32,7 +33,6 @@ from corral.models import (
     read_json,
 )
 from corral.models import parse_retry_after as retry_after
-from corral.models._served_reply import HostileReply  # the readers' own error, internal (not a CorralError)
 from corral.text import scrub
 
 from ._servers import DEEP_JSON, HOSTILE_BODIES, HostileServer, chat_body

@@ -33,7 +33,7 @@ from ._nodes import (
     to_text,
 )
 from ._parse import ConstraintSyntaxError, parse
-from ._pattern import MAX_PATTERN_CHARS, MAX_PATTERN_SIZE, bound_pattern
+from ._pattern import MAX_PATTERN_CHARS, MAX_PATTERN_SIZE, PatternTooLarge, bound_pattern
 from ._render import render
 from ._strings import encode_string
 from ._verdict import check
@@ -61,6 +61,7 @@ __all__ = [
     "Meter",
     "Not",
     "Or",
+    "PatternTooLarge",
     "Phrasing",
     "Pos",
     "Quantifier",

@@ -35,7 +35,7 @@ from ._protocol import (
     score_texts,
 )
 from ._scripted import ScriptedModel, scripted_tokens
-from ._served_reply import json_depth, parse_completion, read_json
+from ._served_reply import HostileReply, json_depth, parse_completion, read_json
 from ._threads import (
     THREADS_VARIABLE,
     WINDOW_SECONDS,
@@ -58,6 +58,7 @@ __all__ = [
     "Completion",
     "CpuMismatch",
     "CpuTimes",
+    "HostileReply",
     "Likelihood",
     "LlamaBuild",
     "Message",

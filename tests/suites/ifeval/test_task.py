@@ -15,6 +15,7 @@ from corral.evaluation import EvalSpec, evaluate, plan_run, read_records
 from corral.models import ScriptedModel
 from corral.suites.ifeval import KINDS, PromptError, exactly_enforced, parse_row, read_prompts
 from corral.tasks import get_task, select
+from corral.verdicts import Violation
 
 
 def test_all_540_prompts_and_25_kinds_parse():
@@ -147,18 +148,36 @@ def test_constrained_outputs_of_the_bundled_model_pass_what_their_grammar_enforc
     assert finished >= 1
 
 
-def test_judging_an_output_checks_the_prompt_once():
+def test_judging_an_output_checks_the_prompt_once(request):
     """The quality statistics come from the check's own result: judging a prompt twice (and identifying its
-    language twice) per output was half of an IFEval run's checking time."""
-    from unittest import mock
+    language twice) per output was half of an IFEval run's checking time. A kind registered for this test counts
+    how often it is checked: once in strict mode, and for the eight loose variants when strict fails."""
+    import dataclasses
 
-    import corral.suites.ifeval._task as ifeval_task  # the module-level checker the task calls
+    from corral.suites.ifeval import Instruction, Param, Prompt, judge_prompt, register_kind
 
+    calls: list[str] = []
+
+    @register_kind("test:counted_checks", (Param("word", str),), lambda a: f"Use the word {a['word']}.", "checker",
+                   "a test kind", "the word appears")
+    def counted(args, response):
+        calls.append(response)
+        return [] if args["word"] in response else [Violation("test:counted_checks", "missing")]
+
+    request.addfinalizer(lambda: KINDS.pop("test:counted_checks", None))
     task = get_task("ifeval")
-    first = next(iter(task.instances()))
-    with mock.patch.object(ifeval_task, "judge_prompt", wraps=ifeval_task.judge_prompt) as judged:
-        result = task.judge(first, "no commas here *a* *b* *c*")
-        assert judged.call_count == 1
+    template = next(iter(task.instances()))
+    prompt = Prompt("counted", "Say hi.", (Instruction.parse("test:counted_checks", {"word": "hi"}),))
+    instance = dataclasses.replace(template, id="counted", prompt=prompt.prompt, target=prompt)
+    for text in ("hi there", "hello\nand more\nbye"):
+        del calls[:]
+        judge_prompt(prompt.instructions, text)
+        once = len(calls)
+        del calls[:]
+        task.judge(instance, text)
+        assert len(calls) == once > 0, text
+    first = template
+    result = task.judge(first, "no commas here *a* *b* *c*")
     assert result.quality["instruction_strict@ratio:total"] == 3.0
     assert result.quality["instruction_strict@ratio:correct"] == 2.0  # no comma, 3 highlights; not 300 words
     # all three are kinds a grammar enforces exactly, and this prompt's grammar enforces them
