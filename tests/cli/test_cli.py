@@ -6,7 +6,8 @@ import json
 
 from typer.testing import CliRunner
 
-from corral.cli import app, check_lines
+from corral.cli import app
+from corral.evaluation import check_lines
 
 runner = CliRunner()
 SPEC = "sentence: count(text, word) == 3 and pos(text, word, 2) == 'big'"

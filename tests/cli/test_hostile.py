@@ -228,11 +228,11 @@ def _write_batch(path: Path, lines: list[str | bytes]) -> None:
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_batch_of_hostile_lines_gives_one_record_per_line_in_order(tmp_path: Path, workers: str,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    import corral.cli as cli
+    from corral.evaluation import PARALLEL_FROM_LINES
 
     lines = _batch_lines()
     if workers == "2":  # the parallel path: as many lines as make it parallel
-        lines = lines * (cli.PARALLEL_FROM_LINES // len(lines) + 1)
+        lines = lines * (PARALLEL_FROM_LINES // len(lines) + 1)
         lines = [line for i, line in enumerate(lines) if i % len(_batch_lines()) != 10 or i < 20]  # one slow line
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     _write_batch(source, lines)
@@ -255,7 +255,7 @@ def test_a_batch_of_hostile_lines_gives_one_record_per_line_in_order(tmp_path: P
                           st.builds(lambda spec, text: json.dumps({"constraint": spec, "text": text}),
                                     st.text(max_size=40), st.text(max_size=40))), min_size=1, max_size=12))
 def test_any_batch_gives_one_record_per_nonblank_line(lines: list[str]) -> None:
-    from corral.cli import check_lines
+    from corral.evaluation import check_lines
 
     lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
     encoded = [line.encode("utf-8", "surrogatepass") + b"\n" for line in lines]

@@ -28,7 +28,6 @@ from corral.jsonl import append_jsonl, dumps
 from corral.registry import RegistryError
 from corral.text import printable, scrub
 
-from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._build import register as register_build
 from ._clamp import app as clamp_app
 from ._collie import app as collie_app
@@ -69,7 +68,6 @@ __all__ = [
     "OutOfBounds",
     "app",
     "bounds_of",
-    "check_lines",
     "find_runs",
     "grammar_from_options",
     "main",
@@ -220,6 +218,7 @@ def _check_batch(path: Path, output: Path | None, workers: int | None, budget: B
 def _write_verdicts(path: Path, lines: list[bytes], sink: Any, output: Path | None, workers: int | None,
                     budget: Budget) -> int:
     from corral.errors import OutputError
+    from corral.evaluation import PARALLEL_FROM_LINES, check_lines
 
     bad = undecided = 0
     try:

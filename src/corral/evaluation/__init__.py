@@ -1,6 +1,7 @@
 """Evaluation: the spec of a run (``EvalSpec``), the runner (samples, feedback rounds, free or constrained decoding),
 resumable run directories, the shared response cache, metrics (success, pass@k, per round) and reports."""
 
+from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._cache import ResponseCache, default_cache_path
 from ._fingerprint import grammar_fingerprint
 from ._lock import LOCK_FILE, run_lock
@@ -48,6 +49,7 @@ __all__ = [
     "MAX_ROUNDS",
     "MAX_SAMPLES",
     "MAX_TOKENS",
+    "PARALLEL_FROM_LINES",
     "RERANK_SEED_STRIDE",
     "SEED_MAX",
     "DecodingStrategy",
@@ -64,6 +66,7 @@ __all__ = [
     "SpecError",
     "aggregate_quality",
     "cache_model_id",
+    "check_lines",
     "choose_candidate",
     "default_cache_path",
     "default_repeat_limit",

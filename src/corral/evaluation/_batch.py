@@ -1,4 +1,5 @@
-"""``corral check --batch``: one JSON record per input line, in input order, whatever the line holds.
+"""Checking a file of (constraint, text) rows: one JSON record per input line, in input order, whatever the line
+holds. ``corral check --batch`` calls it; so can any program that judges outputs written elsewhere.
 
 Every line gives exactly one record: a verdict (``passed``, ``score``, ...), an undecided verdict (the check ran
 past its budget: ``undecided`` says why) or ``{"line": n, "error": ...}`` naming ``file:line[:column]``. Nothing a
