@@ -80,18 +80,18 @@ def main() -> None:
         model.close()
 
     print(f"{len(chosen)} COLLIE-v1 instances ({args.per_structure} compilable per structure), bundled SmolLM2-135M-"
-          f"Instruct on {summary['runtimes'][0] if summary['runtimes'] else 'llama.cpp'}\n")
+          f"Instruct on {summary.runtimes[0] if summary.runtimes else 'llama.cpp'}\n")
     greedy = seconds["constrained, greedy"]
     print("| decoding | checker pass | NLL/token (free model) | non-word % | triple-repeat % | distinct-2 | "
           "truncated | time | time / greedy constrained |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, summary in rows:
-        fluency, success = summary["fluency"], summary["success"]
+        fluency, success = summary.fluency, summary.success
         nll = "—" if fluency["nll_per_token"] is None else f"{fluency['nll_per_token']:.3f}"
         distinct = "—" if fluency["distinct_2"] is None else f"{fluency['distinct_2']:.3f}"
-        print(f"| {name} | {round(success['value'] * success['n'])}/{success['n']} ({100 * success['value']:.1f}%) "
+        print(f"| {name} | {round(success.value * success.n)}/{success.n} ({100 * success.value:.1f}%) "
               f"| {nll} | {_percent(fluency['nonword_share'])} | {_percent(fluency['triple_repeat_share'])} "
-              f"| {distinct} | {summary['counts']['truncated']} | {seconds[name]:.1f} s "
+              f"| {distinct} | {summary.counts.truncated} | {seconds[name]:.1f} s "
               f"| {seconds[name] / greedy:.2f}× |")
     _paired(finals)
 

@@ -113,10 +113,8 @@ def find_runs(root: Path = RESULTS) -> list[Path]:
 
 
 def summary_of(run: Path) -> dict:
-    """The summary the runner writes for ``run``, recomputed from its records."""
-    summary = summarize(read_config(run), read_records(run))
-    summary["runtimes"] = read_runtimes(run)
-    return summary
+    """The summary the runner writes for ``run``, recomputed from its records (its stored form)."""
+    return summarize(read_config(run), read_records(run), read_runtimes(run)).to_json()
 
 
 def summary_text(run: Path) -> str:

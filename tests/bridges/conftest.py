@@ -90,7 +90,7 @@ def reference(local_model: Model, tmp_path_factory: pytest.TempPathFactory) -> d
         spec = EvalSpec(task=selection.task, task_options=selection.options, where=selection.where, limit=count,
                         per_group=per_group, sampling=SamplingConfig(max_tokens=MAX_TOKENS))
         run, summary = evaluate(spec, tmp_path_factory.mktemp(selection.task), model=local_model)
-        assert summary["complete"]
+        assert summary.complete
         records = sorted(read_records(run), key=lambda r: r.instance)
         made[selection.key] = Reference({r.instance: r.output for r in records},
                                         {r.instance: r.passed for r in records}, {r.instance: r.score for r in records})

@@ -92,8 +92,8 @@ def test_rerank_keeps_the_most_likely_complete_candidate(tmp_path: Path) -> None
         assert record.likelihood == candidates[3].likelihood == _likelihood(None, "a dog ran")
         assert record.seconds >= sum(c.seconds for c in candidates)
     assert not (run / LIKELIHOODS_FILE).exists()  # the kept candidates' figures are in their records
-    assert summary["fluency"]["nll_per_token"] == pytest.approx(1.0)
-    assert summary["label"] == "scripted:s (constrained, rerank k=4)"
+    assert summary.fluency["nll_per_token"] == pytest.approx(1.0)
+    assert summary.label == "scripted:s (constrained, rerank k=4)"
 
 
 def test_choose_ranks_complete_then_likely_then_first_and_never_a_failure() -> None:
@@ -151,14 +151,14 @@ def test_final_outputs_are_scored_once_and_a_resumed_run_keeps_their_scores(tmp_
     assert model.scored == ["no good", "no good"]
     assert len((run / LIKELIHOODS_FILE).read_text().splitlines()) == 2
     assert all(r.likelihood == _likelihood(None, "no good") for r in read_records(run))
-    assert summary["fluency"]["nll_per_token"] == pytest.approx(3.0) and summary["fluency"]["scored"] == 2
+    assert summary.fluency["nll_per_token"] == pytest.approx(3.0) and summary.fluency["scored"] == 2
 
     evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), run, model=model)
     assert model.scored == ["no good", "no good"]  # nothing new to score
 
     _, extended = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", rounds=1), task), run, model=model)
     assert model.scored[2:] == ["fixed it", "fixed it"]  # only the new final outputs
-    assert extended["fluency"]["nll_per_token"] == pytest.approx(2.0)  # the final answers are round 1's
+    assert extended.fluency["nll_per_token"] == pytest.approx(2.0)  # the final answers are round 1's
     by_key = {r.key: r for r in read_records(run)}
     assert by_key["a", 0, 0].likelihood is not None and by_key["a", 0, 1].likelihood is not None
 
@@ -171,7 +171,7 @@ def test_a_torn_likelihood_line_is_dropped_and_scored_again(tmp_path: Path) -> N
     path.write_text(whole + "\n" + torn[: len(torn) // 2])  # killed while writing the second line
     assert sum(r.likelihood is not None for r in read_records(run)) == 1
     _, summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s"), task), run, model=model)
-    assert len(model.scored) == 3 and summary["fluency"]["scored"] == 2
+    assert len(model.scored) == 3 and summary.fluency["scored"] == 2
     assert len(path.read_text().splitlines()) == 2
 
 
@@ -186,7 +186,7 @@ def test_a_likelihood_never_lends_itself_to_another_output(tmp_path: Path) -> No
 def test_a_model_that_cannot_score_leaves_the_figure_empty(tmp_path: Path) -> None:
     run, summary = evaluate(_plan(_task(), model="scripted:s"), tmp_path / "run", model=ScriptedModel(_replies))
     assert not (run / LIKELIHOODS_FILE).exists()
-    assert summary["fluency"]["nll_per_token"] is None and summary["fluency"]["words"] == 4
+    assert summary.fluency["nll_per_token"] is None and summary.fluency["words"] == 4
 
 
 # ----------------------------------------------------------------------------------------------- the report
@@ -241,5 +241,5 @@ def test_rerank_on_the_bundled_model_stays_valid_and_keeps_the_likeliest_candida
         best = min(complete, key=lambda j: candidates[j].likelihood.nll_per_token or float("inf"))
         assert record.rerank.chosen == best and record.output.startswith(candidates[best].text)
     assert all(r.likelihood is not None and r.passed for r in read_records(greedy))
-    for block in (greedy_summary["fluency"], summary["fluency"]):
+    for block in (greedy_summary.fluency, summary.fluency):
         assert block["scored"] == block["outputs"] == 2 and 0 < block["nll_per_token"] < 20

@@ -51,12 +51,12 @@ def test_a_closed_pass_is_not_the_models_pass(tmp_path: Path) -> None:
     assert cut.closed and cut.passed and not cut.passed_as_written
     assert cut.written_passed is False and cut.closing_changed_verdict  # "( ( (" alone does not parse
     assert whole.passed_as_written and whole.written_passed is None
-    assert summary["success"]["value"] == 0.5  # the headline: only the finished output
-    assert summary["success_with_closing"]["value"] == 1.0
-    counts = summary["counts"]
-    assert (counts["closed"], counts["closed_passed"], counts["closing_changed_verdict"]) == (1, 1, 1)
-    assert counts["appended_chars"] == counts["appended_chars_max"] == len("x)))")
-    assert summary["pass_at_k"]["1"] == 0.5
+    assert summary.success.value == 0.5  # the headline: only the finished output
+    assert summary.success_with_closing.value == 1.0
+    counts = summary.counts
+    assert (counts.closed, counts.closed_passed, counts.closing_changed_verdict) == (1, 1, 1)
+    assert counts.appended_chars == counts.appended_chars_max == len("x)))")
+    assert summary.pass_at_k["1"] == 0.5
 
 
 def test_closing_longer_than_the_limit_leaves_the_output_cut_off_and_failed(tmp_path: Path) -> None:
@@ -64,7 +64,7 @@ def test_closing_longer_than_the_limit_leaves_the_output_cut_off_and_failed(tmp_
                             tmp_path / "run", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     cut = {record.instance: record for record in read_records(run)}["a"]
     assert cut.finish_reason == "length" and cut.appended == "" and not cut.passed and cut.written_passed is None
-    assert summary["counts"]["closed"] == 0 and summary["success_with_closing"]["value"] == 0.5
+    assert summary.counts.closed == 0 and summary.success_with_closing.value == 0.5
     never, _ = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained", close_limit=0),
                         tmp_path / "never", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
     assert not any(record.appended for record in read_records(never))
@@ -76,7 +76,7 @@ def test_a_truncated_free_output_that_passes_is_not_passed_as_written(tmp_path: 
                             model=ScriptedModel(["x y", "x"]))
     cut = {record.instance: record for record in read_records(run)}["a"]
     assert cut.passed and cut.truncated and not cut.passed_as_written
-    assert summary["success"]["value"] == 0.5 and summary["success_with_closing"]["value"] == 1.0
+    assert summary.success.value == 0.5 and summary.success_with_closing.value == 1.0
 
 
 def test_feedback_rounds_count_as_written_passes(tmp_path: Path) -> None:
@@ -84,8 +84,8 @@ def test_feedback_rounds_count_as_written_passes(tmp_path: Path) -> None:
     run, summary = evaluate(_plan(_brackets_task(), model="scripted:s", decoding="constrained", rounds=2),
                             tmp_path / "run", model=ScriptedModel(["( ( ( x ) ) )", "x"]))
     assert len(read_records(run)) == 2
-    assert summary["final_success"]["value"] == 0.5
-    assert summary["final_success_with_closing"]["value"] == 1.0
+    assert summary.final_success.value == 0.5
+    assert summary.final_success_with_closing.value == 1.0
 
 
 def test_a_constrained_run_names_its_grammar_compiler(tmp_path: Path) -> None:
@@ -151,5 +151,5 @@ def test_summaries_of_records_written_before_closing_was_bounded_still_read(tmp_
         line.pop("written_passed")
     (run / "records.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     summary = summarize(read_config(run), read_records(run))
-    assert summary["success"]["value"] == 0.5 and summary["counts"]["closing_changed_verdict"] == 0
-    assert summary["counts"]["closed_unjudged"] == 1
+    assert summary.success.value == 0.5 and summary.counts.closing_changed_verdict == 0
+    assert summary.counts.closed_unjudged == 1

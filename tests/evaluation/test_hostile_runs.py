@@ -36,7 +36,7 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_run(tmp_path: Path
     assert (run / LOCK_FILE).exists()
     _, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), run,
                           model=ScriptedModel(["x"]))
-    assert summary["complete"] and len(read_records(run)) == 1
+    assert summary.complete and len(read_records(run)) == 1
 
 
 def test_the_lock_is_released_when_the_block_ends(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_a_lone_surrogate_from_a_model_is_replaced_flagged_and_never_poisons_a_r
     (run / "records.jsonl").unlink()  # a rerun reads the cached output: clean
     _, again = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), run,
                         model=ScriptedModel([]), cache=cache)
-    assert again["complete"] and read_records(run)[0].output == "bad \ufffd output"
+    assert again.complete and read_records(run)[0].output == "bad \ufffd output"
 
 
 def test_a_config_cannot_ask_for_a_billion_samples(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_the_checker_failing_on_one_output_fails_that_sample_only(tmp_path: Path
                             model=ScriptedModel(["boom", "fine"]))
     records = {r.instance: r for r in read_records(run)}
     assert not records["a"].passed and "checker bug" in records["a"].violations[0]["message"]
-    assert records["b"].passed and summary["complete"]
+    assert records["b"].passed and summary.complete
 
 
 def test_text_scrubbing():
@@ -131,12 +131,12 @@ def test_a_served_model_answering_with_a_lone_surrogate_never_breaks_a_run(tmp_p
         cache = ResponseCache(tmp_path / "cache.sqlite3")
         run, summary = evaluate(EvalSpec(task="collie", model="openai:m", where=WORDS, limit=1, base_url=server.url,
                                          model_options=options), tmp_path / "run", cache=cache)
-        assert summary["complete"] and server.hits == 1
+        assert summary.complete and server.hits == 1
         record = read_records(run)[0]
         assert record.output == "one \ufffd two" and record.replaced == 1
         again, summary = evaluate(EvalSpec(task="collie", model="openai:m", where=WORDS, limit=1, base_url=server.url,
                                            model_options=options), tmp_path / "again", cache=cache)
-        assert summary["complete"] and server.hits == 1 and read_records(again)[0].cached
+        assert summary.complete and server.hits == 1 and read_records(again)[0].cached
         fresh, summary = evaluate(EvalSpec(task="collie", model="openai:m", where=WORDS, limit=1, base_url=server.url,
                                            model_options=options), tmp_path / "fresh")
-        assert summary["complete"] and server.hits == 2 and read_records(fresh)[0].output == "one \ufffd two"
+        assert summary.complete and server.hits == 2 and read_records(fresh)[0].output == "one \ufffd two"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.evaluation import RunConfig, SampleRecord, pass_at_k, summarize
+from corral.evaluation import Rate, RunConfig, SampleRecord, ZeroQuality, pass_at_k, summarize
 
 
 def record(instance: str, sample: int, round_: int, passed: bool, **fields) -> SampleRecord:
@@ -110,7 +111,7 @@ def run_records() -> list[SampleRecord]:
 
 
 def test_summary_success_and_standard_error_by_hand():
-    s = summarize(CONFIG, run_records())
+    s = summarize(CONFIG, run_records()).to_json()
     # per-instance first-attempt rates 0.5, 0, 1: mean 0.5, sample std 0.5
     assert s["success"] == pytest.approx({"value": 0.5, "se": 0.5 / math.sqrt(3), "n": 3})
     assert s["pass_at_k"] == pytest.approx({"1": 0.5, "2": 2 / 3})
@@ -122,7 +123,7 @@ def test_summary_success_and_standard_error_by_hand():
 
 
 def test_summary_by_group_sorted():
-    s = summarize(CONFIG, run_records())
+    s = summarize(CONFIG, run_records()).to_json()
     assert list(s["by_group"]) == ["source", "structure"]
     assert list(s["by_group"]["structure"]) == ["para02", "sent01"]
     assert s["by_group"]["structure"]["sent01"] == pytest.approx({"value": 0.25, "se": 0.25, "n": 2})
@@ -133,7 +134,7 @@ def test_summary_by_group_sorted():
 
 
 def test_summary_by_round_is_cumulative():
-    s = summarize(CONFIG, run_records())
+    s = summarize(CONFIG, run_records()).to_json()
     assert [row["round"] for row in s["by_round"]] == [0, 1]
     # quality by round: each sample's latest answer; a/1's round-1 answer has no fluency, so only a/0's counts
     assert [row.pop("quality") for row in s["by_round"]] == [pytest.approx({"fluency": 0.3}), {"fluency": 0.2}]
@@ -145,7 +146,7 @@ def test_summary_by_round_is_cumulative():
 
 
 def test_summary_counts_tokens_and_decoding():
-    s = summarize(CONFIG, run_records())
+    s = summarize(CONFIG, run_records()).to_json()
     assert s["counts"] == {"records": 9, "empty": 1, "truncated": 1, "errors": 0, "cached": 1, "missing": 0,
                            "context": 0, "repeated": 0, "closed": 0, "undecided": 0, "replaced": 0,
                            "closed_passed": 0, "closing_changed_verdict": 0, "appended_chars": 0,
@@ -157,7 +158,7 @@ def test_summary_counts_tokens_and_decoding():
 
 def test_missing_first_attempts_exclude_the_instance_and_make_the_run_incomplete():
     records = [r for r in run_records() if r.key != ("c", 1, 0)]
-    s = summarize(CONFIG, records)
+    s = summarize(CONFIG, records).to_json()
     assert s["counts"]["missing"] == 1
     assert s["complete"] is False
     assert s["success"] == pytest.approx({"value": 0.25, "se": 0.25, "n": 2})
@@ -166,7 +167,7 @@ def test_missing_first_attempts_exclude_the_instance_and_make_the_run_incomplete
 
 def test_unfinished_feedback_chain_is_incomplete_and_unknown_after_round_0():
     records = [r for r in run_records() if r.key != ("b", 0, 1)]
-    s = summarize(CONFIG, records)
+    s = summarize(CONFIG, records).to_json()
     assert s["counts"]["missing"] == 0
     assert s["complete"] is False
     assert s["success"]["n"] == 3
@@ -176,7 +177,7 @@ def test_unfinished_feedback_chain_is_incomplete_and_unknown_after_round_0():
 
 def test_error_records_count_and_make_the_run_incomplete():
     records = [*run_records(), record("c", 1, 0, False, groups=WIKI2, finish_reason="error", error="boom")]
-    s = summarize(CONFIG, records)
+    s = summarize(CONFIG, records).to_json()
     assert s["counts"]["errors"] == 1
     assert s["complete"] is False
     # the later record for (c, 1, 0) replaces the earlier one: c now 1 of 2 with no feedback round yet
@@ -186,8 +187,8 @@ def test_error_records_count_and_make_the_run_incomplete():
 
 def test_a_single_instance_has_zero_standard_error_and_no_records_give_zeros():
     one = CONFIG.model_copy(update={"instances": ["c"]})
-    assert summarize(one, run_records())["success"] == {"value": 1.0, "se": 0.0, "n": 1}
-    empty = summarize(CONFIG, [])
+    assert summarize(one, run_records()).success == Rate(value=1.0, se=0.0, n=1)
+    empty = summarize(CONFIG, []).to_json()
     assert empty["success"] == {"value": 0.0, "se": 0.0, "n": 0}
     assert empty["counts"]["missing"] == 6
     assert empty["complete"] is False
@@ -199,9 +200,9 @@ def test_a_single_instance_has_zero_standard_error_and_no_records_give_zeros():
 def test_a_repeated_answer_ends_the_chain_only_when_the_run_stops_on_repeats():
     chain = [record("a", 0, 0, False, answer="x"), record("a", 0, 1, False, answer="x", repeated=True)]
     config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp", rounds=3, instances=["a"])
-    assert not summarize(config, chain)["complete"]  # rounds 2 and 3 are still due
+    assert not summarize(config, chain).complete  # rounds 2 and 3 are still due
     stopping = config.model_copy(update={"stop_on_repeat": True})
-    s = summarize(stopping, chain)
+    s = summarize(stopping, chain).to_json()
     assert s["complete"] and s["counts"]["repeated"] == 1
     assert [row["value"] for row in s["by_round"]] == [0.0, 0.0, 0.0, 0.0]  # known: never solved
 
@@ -209,7 +210,7 @@ def test_a_repeated_answer_ends_the_chain_only_when_the_run_stops_on_repeats():
 def test_a_prompt_beyond_the_context_ends_the_chain():
     chain = [record("a", 0, 0, False), record("a", 0, 1, False, answer="", finish_reason="context")]
     config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp", rounds=5, instances=["a"])
-    s = summarize(config, chain)
+    s = summarize(config, chain).to_json()
     assert s["complete"] and s["counts"]["context"] == 1 and s["final_success"]["value"] == 0.0
 
 
@@ -248,4 +249,20 @@ def test_passes_with_zero_quality_are_counted():
     records = [record("a", 0, 0, True, quality={"acc": 0.0}), record("b", 0, 0, True, quality={"acc": 1.0}),
                record("c", 0, 0, False, quality={"acc": 0.0}), record("d", 0, 0, True)]
     config = RunConfig(task="t", task_version="1", model="m", backend="llamacpp", instances=list("abcd"))
-    assert summarize(config, records)["passed_with_zero_quality"] == {"passed": 2, "zero_quality": 1, "rate": 0.5}
+    assert summarize(config, records).passed_with_zero_quality == ZeroQuality(passed=2, zero_quality=1, rate=0.5)
+
+
+def test_the_summary_reads_back_from_its_file_and_a_wrong_file_names_the_field(tmp_path):
+    from corral.evaluation import RunError, Summary
+
+    summary = summarize(CONFIG, run_records(), ["scripted"])
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(summary.to_json()), encoding="utf-8")
+    assert Summary.read(path) == summary and summary.runtimes == ["scripted"]
+    broken = summary.to_json() | {"counts": {**summary.to_json()["counts"], "closed": "many"}}
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(RunError, match=r"summary.json: not a run summary: counts.closed: "):
+        Summary.read(path)
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(RunError, match=r"summary\.json:1:2: malformed JSON"):
+        Summary.read(path)

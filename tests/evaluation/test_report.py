@@ -174,10 +174,12 @@ def test_recheck_judges_the_stored_outputs_again(tmp_path):
 
 
 def test_runs_sharing_a_label_are_told_apart_by_their_differing_task_options():
-    from corral.evaluation import run_labels
+    from corral.evaluation import Summary, run_labels
 
-    summaries = [{"label": "smollm2 (free)", "hash": f"{i}" * 16, "task_options": {"n": 10, "output_form": form}}
+    summaries = [Summary.model_construct(label="smollm2 (free)", hash=f"{i}" * 16,
+                                         task_options={"n": 10, "output_form": form})
                  for i, form in enumerate(["json", "xml"])] + [
-                {"label": "smollm2 (constrained)", "hash": "c" * 16, "task_options": {"n": 10, "output_form": "json"}}]
+                Summary.model_construct(label="smollm2 (constrained)", hash="c" * 16,
+                                        task_options={"n": 10, "output_form": "json"})]
     assert run_labels(summaries, [Path("a"), Path("b"), Path("c")]) == [
         "smollm2 (free) [output_form=json]", "smollm2 (free) [output_form=xml]", "smollm2 (constrained)"]

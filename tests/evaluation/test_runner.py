@@ -51,7 +51,7 @@ def _keys(run: Path) -> list[tuple[str, int, int]]:
 def test_rerun_resumes_and_extends_without_redoing_work(tmp_path, counting):
     run, summary = evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2)), tmp_path / "run",
                             model=counting)
-    assert counting.requests == 4 and len(_keys(run)) == 4 and summary["complete"]
+    assert counting.requests == 4 and len(_keys(run)) == 4 and summary.complete
     first = read_records(run)
 
     evaluate(EvalSpec(task="collie", where=WORDS, per_group=("structure", 2)), run, model=counting)
@@ -65,8 +65,8 @@ def test_rerun_resumes_and_extends_without_redoing_work(tmp_path, counting):
     fresh = counting.requests - 4
     failed_first = sum(1 for r in read_records(run) if r.round == 0 and not r.passed)
     assert fresh == 4 + failed_first  # 4 new first attempts (sample 1), one feedback round per failure
-    assert extended["samples"] == 2 and extended["rounds"] == 1 and extended["complete"]
-    assert set(extended["pass_at_k"]) == {"1", "2"}
+    assert extended.samples == 2 and extended.rounds == 1 and extended.complete
+    assert set(extended.pass_at_k) == {"1", "2"}
 
 
 def test_a_run_dir_from_another_config_is_refused(tmp_path, counting):
@@ -135,7 +135,7 @@ def test_feedback_rounds_send_the_checkers_feedback_back(tmp_path, counting):
         assert rounds == list(range(len(rounds)))
         last = records[(instance, sample, rounds[-1])]
         assert last.passed or rounds[-1] == 2
-    assert [row["round"] for row in summary["by_round"]] == [0, 1, 2]
+    assert [row.round for row in summary.by_round] == [0, 1, 2]
 
 
 def test_constrained_runs_pass_and_inexpressible_instances_fall_back_recorded(tmp_path, counting):
@@ -157,6 +157,6 @@ def test_constrained_runs_pass_and_inexpressible_instances_fall_back_recorded(tm
     assert all(records[i.id].passed and records[i.id].decoding == "constrained" for i in expressible)
     fallback = records[inexpressible[0].id]
     assert fallback.decoding == "free-fallback" and fallback.fallback_reason == inexpressible[1]
-    assert summary["sample_decoding"]["free-fallback"] == 1 and summary["sample_decoding"]["constrained"] == 2
+    assert summary.sample_decoding["free-fallback"] == 1 and summary.sample_decoding["constrained"] == 2
     config = json.loads((run / "config.json").read_text())
     assert config["decoding"] == "constrained" and len(config["instances"]) == 3

@@ -19,7 +19,7 @@ def test_resume_extend_and_rounds_without_redoing_work(tmp_path: Path) -> None:
     model = ScriptedModel(_replies)
     run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)),
                             tmp_path / "run", model=model)
-    assert len(model.requests) == 4 and summary["complete"] and summary["success"]["value"] == 0.0
+    assert len(model.requests) == 4 and summary.complete and summary.success.value == 0.0
     evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)), run, model=model)
     assert len(model.requests) == 4  # nothing left to do
     _, extended = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2),
@@ -29,25 +29,25 @@ def test_resume_extend_and_rounds_without_redoing_work(tmp_path: Path) -> None:
     feedback_turns = [r for r in model.requests if len(r.messages) == 3]
     assert len(feedback_turns) == 8 and all(r.messages[1]["content"] == "no" for r in feedback_turns)
     assert sorted({(r.sample, r.round) for r in read_records(run)}) == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    assert extended["rounds"] == 1 and extended["complete"]
+    assert extended.rounds == 1 and extended.complete
 
 
 def test_a_run_records_where_it_was_computed(tmp_path: Path) -> None:
     run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, limit=1), tmp_path / "run",
                             model=ScriptedModel(["x"]))
     assert json.loads((run / "runtime.json").read_text()) == ["scripted outputs (no model)"]
-    assert summary["runtimes"] == ["scripted outputs (no model)"]
+    assert summary.runtimes == ["scripted outputs (no model)"]
 
 
 def test_a_script_that_runs_out_leaves_the_run_incomplete_and_a_rerun_finishes_it(tmp_path: Path) -> None:
     run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)),
                             tmp_path / "run", model=ScriptedModel(["a", "b"]))
-    assert not summary["complete"] and len(read_records(run)) == 2
+    assert not summary.complete and len(read_records(run)) == 2
     errors = (run / "errors.jsonl").read_text().splitlines()
     assert len(errors) == 2 and "no output left" in errors[0]
     _, again = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 2)), run,
                         model=ScriptedModel(["c", "d"]))
-    assert again["complete"] and len(read_records(run)) == 4
+    assert again.complete and len(read_records(run)) == 4
 
 
 def _brackets_task():
@@ -75,10 +75,10 @@ def test_a_constrained_output_cut_at_its_budget_is_closed_and_says_so(tmp_path: 
     assert cut.finish_reason == "length" and cut.appended == "x)))" and cut.output == "( ( (x)))"
     assert cut.passed
     assert whole.finish_reason == "stop" and whole.appended == "" and whole.passed
-    assert summary["counts"]["truncated"] == 1 and summary["counts"]["closed"] == 1
+    assert summary.counts.truncated == 1 and summary.counts.closed == 1
     free, free_summary = evaluate(plan_run(EvalSpec(task=task.name, model="scripted:s", decoding="free"), task),
                                   tmp_path / "free", model=ScriptedModel(["( ( ( x ) ) )", "( ( ( x ) ) )"]))
-    assert free_summary["counts"]["closed"] == 0  # free decoding has no grammar to close with
+    assert free_summary.counts.closed == 0  # free decoding has no grammar to close with
     assert not {r.instance: r for r in read_records(free)}["a"].passed
 
 
@@ -90,7 +90,7 @@ def test_chains_run_a_batch_at_a_time_to_their_last_round(tmp_path: Path) -> Non
         model = ScriptedModel(_replies)
         run, summary = evaluate(EvalSpec(task="collie", model="scripted:s", where=WORDS, per_group=("structure", 1),
                                          rounds=2, batch_size=size), tmp_path / f"run{size}", model=model)
-        assert summary["complete"] and len(model.requests) == 6
+        assert summary.complete and len(model.requests) == 6
         first_turns = [r.messages[0]["content"] for r in model.requests]
         orders[size] = [(first_turns.index(turn), (len(r.messages) - 1) // 2)
                         for turn, r in zip(first_turns, model.requests, strict=True)]

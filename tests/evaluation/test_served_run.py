@@ -44,7 +44,7 @@ def test_served_greedy_run_matches_the_local_run(tmp_path, server):
     served, summary = evaluate(EvalSpec(task="collie", model="openai:smollm2", where=SELECTION,
                                         per_group=("structure", PER_STRUCTURE), rounds=1, sampling=SAMPLING,
                                         base_url=server.url, model_options=PLAIN_GREEDY), tmp_path / "served")
-    assert summary["complete"]
+    assert summary.complete
     mine = {r.key: r for r in read_records(local)}
     theirs = {r.key: r for r in read_records(served)}
     assert mine.keys() == theirs.keys() and len(mine) >= 4 * PER_STRUCTURE

@@ -20,13 +20,13 @@ def test_formatbench_records_carry_full_violations_and_the_report_ranks_rules(tm
         assert verdict.violations and all(v.rule and v.message for v in verdict.violations)
         assert record.feedback == verdict.feedback
     assert any("span" in v for record in records for v in record.violations)
-    by_task = summary["by_group_violated_rules"]["task"]
-    assert set(by_task) == {"mcq", "ner"} and all(rules and rules[0]["count"] >= 1 for rules in by_task.values())
-    assert summary["violated_rules"][0]["count"] >= summary["violated_rules"][-1]["count"]
+    by_task = summary.by_group_violated_rules["task"]
+    assert set(by_task) == {"mcq", "ner"} and all(rules and rules[0].count >= 1 for rules in by_task.values())
+    assert summary.violated_rules[0].count >= summary.violated_rules[-1].count
     report = write_report([run], tmp_path / "report").read_text()
     assert "## Most violated rules" in report and "### By task" in report
-    top = summary["violated_rules"][0]
-    assert f"`{top['rule']}` | {top['count']} (" in report
+    top = summary.violated_rules[0]
+    assert f"`{top.rule}` | {top.count} (" in report
 
 
 def test_concode_records_name_the_broken_keyword_and_where(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from corral.evaluation import MAX_ROUNDS, MAX_SAMPLES, EvalSpec
+from corral.evaluation import MAX_ROUNDS, MAX_SAMPLES, EvalSpec, Summary
 
 from ._console import EXIT_INCOMPLETE, err, out
 from ._console import fail as _fail
@@ -113,7 +113,7 @@ def eval_command(
         where_to = runs[0].parent if len(runs) > 1 else runs[0]
         path = write_report([run for run, _ in summaries], where_to)
         out.print(f"report: {path}")
-    if not all(summary["complete"] for _, summary in summaries):
+    if not all(summary.complete for _, summary in summaries):
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
@@ -199,23 +199,21 @@ def _progress() -> Progress:
                     TimeRemainingColumn(), console=err)
 
 
-def _headline(run: Path, summary: dict) -> None:
-    success, final = summary["success"], summary["final_success"]
-    text = (f"{summary['label']}: {summary['instances']} instances, passed as written {success['value']:.1%} "
-            f"± {success['se']:.1%}")
-    if summary["rounds"]:
-        text += f", after {summary['rounds']} feedback rounds {final['value']:.1%}"
-    counts = summary["counts"]
-    text += f"; truncated {counts['truncated']}"
-    if counts.get("closed"):
-        with_closing = summary.get("final_success_with_closing", final)["value"]
-        text += (f" ({counts['closed']} closed, {counts['closed_passed']} of them passed; final with closing "
-                 f"{with_closing:.1%})")
-    text += f", empty {counts['empty']}; run: {run}"
+def _headline(run: Path, summary: Summary) -> None:
+    success, final, counts = summary.success, summary.final_success, summary.counts
+    text = (f"{summary.label}: {summary.instances} instances, passed as written {success.value:.1%} "
+            f"± {success.se:.1%}")
+    if summary.rounds:
+        text += f", after {summary.rounds} feedback rounds {final.value:.1%}"
+    text += f"; truncated {counts.truncated}"
+    if counts.closed:
+        text += (f" ({counts.closed} closed, {counts.closed_passed} of them passed; final with closing "
+                 f"{summary.final_success_with_closing.value:.1%})")
+    text += f", empty {counts.empty}; run: {run}"
     out.print(text, highlight=False, soft_wrap=True)
-    for runtime in summary.get("runtimes", []):
+    for runtime in summary.runtimes:
         out.print(f"  computed with {runtime}", highlight=False, soft_wrap=True)
-    if not summary["complete"]:
+    if not summary.complete:
         errors = run / "errors.jsonl"
         last = _last_error(errors, run)
         hint = f" (last: {last})" if last else ""

@@ -7,7 +7,7 @@ metrics) happen when a command runs so that ``corral --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from corral.errors import OutputError
-from corral.evaluation import CONFIG_FILE, RunError
+from corral.evaluation import CONFIG_FILE, Counts, Rate, RunError
 
 from ._console import fail as _fail
 
@@ -74,15 +74,15 @@ def runs_command(
             message = str(exc).removeprefix(f"{run}/")  # the row already names the run
             table.add_row(Text(str(run)), Text(f"error: {message}", style="red"))
             continue
-        table.add_row(Text(str(run)), Text(s["task"]), Text(s["label"]), str(s["instances"]), str(s["samples"]),
-                      str(s["rounds"]), _percent(s["success"]), _percent(s["final_success"]),
-                      _closed(s["counts"]), "yes" if s["complete"] else "no")
+        table.add_row(Text(str(run)), Text(s.task), Text(s.label), str(s.instances), str(s.samples),
+                      str(s.rounds), _percent(s.success), _percent(s.final_success),
+                      _closed(s.counts), "yes" if s.complete else "no")
     out.print(table)
 
 
-def _closed(counts: dict[str, int]) -> str:
+def _closed(counts: Counts) -> str:
     """How many closed outputs passed, of those closed ("—" when none was closed)."""
-    return f"{counts['closed_passed']} of {counts['closed']}" if counts.get("closed") else "—"
+    return f"{counts.closed_passed} of {counts.closed}" if counts.closed else "—"
 
 
 def find_runs(root: Path) -> list[Path]:
@@ -91,5 +91,5 @@ def find_runs(root: Path) -> list[Path]:
     return sorted(path for path in candidates if (path / CONFIG_FILE).is_file())
 
 
-def _percent(stat: dict[str, Any]) -> str:
-    return f"{100 * stat['value']:.1f}%" if stat["n"] else "—"
+def _percent(stat: Rate) -> str:
+    return f"{100 * stat.value:.1f}%" if stat.n else "—"

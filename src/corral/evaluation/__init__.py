@@ -38,6 +38,7 @@ from ._spec import (
     parse_eval_spec,
     read_spec_file,
 )
+from ._summary import Counts, Rate, RoundRate, RuleCount, Summary, Tokens, ZeroQuality
 
 __all__ = [
     "CLOSE_LIMIT",
@@ -52,11 +53,15 @@ __all__ = [
     "PARALLEL_FROM_LINES",
     "RERANK_SEED_STRIDE",
     "SEED_MAX",
+    "Counts",
     "DecodingStrategy",
     "EvalSpec",
     "GreedyStrategy",
+    "Rate",
     "RerankStrategy",
     "ResponseCache",
+    "RoundRate",
+    "RuleCount",
     "RunConfig",
     "RunError",
     "RunPlan",
@@ -64,6 +69,9 @@ __all__ = [
     "SamplingConfig",
     "SmcStrategy",
     "SpecError",
+    "Summary",
+    "Tokens",
+    "ZeroQuality",
     "aggregate_quality",
     "cache_model_id",
     "check_lines",

@@ -25,6 +25,7 @@ from typing import Any, get_args
 from corral.verdicts import most_violated
 
 from ._records import RunConfig, SampleDecoding, SampleRecord
+from ._summary import Summary
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -47,8 +48,9 @@ def mean_se(rates: Sequence[float]) -> dict[str, Any]:
     return {"value": float(value), "se": float(se), "n": n}
 
 
-def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, Any]:
-    """The JSON-able summary of a run: only records within the config's instances, samples and rounds count.
+def summarize(config: RunConfig, records: Iterable[SampleRecord], runtimes: Sequence[str] = ()) -> Summary:
+    """The summary of a run (``Summary``): only records within the config's instances, samples and rounds count;
+    ``runtimes`` says where they were computed.
 
     A record written twice for the same (instance, sample, round), as when a resumed run redoes a sample, counts
     once: the later one wins.
@@ -94,7 +96,8 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
                    for i in config.instances for s in range(n))
     complete = complete and not any(record.finish_reason == "error" for record in kept.values())
 
-    return {
+    return Summary.model_validate({
+        "runtimes": list(runtimes),
         "task": config.task,
         "task_options": dict(config.task_options),
         "extract": config.extract,
@@ -156,7 +159,7 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord]) -> dict[str, A
                                                                 top=5)
                                           for value, members in sorted(groups[key].items())}
                                     for key in sorted(groups)},
-    }
+    })
 
 
 def fluency_block(finals: Sequence[SampleRecord]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from corral.jsonl import atomic_write
 
 from ._metrics import summarize
 from ._records import RunError, read_config, read_records
+from ._summary import Counts, Rate, RuleCount, Summary
 
 REPORT_FILE = "report.md"
 GROUP_CHART = "success_by_structure.png"
@@ -54,17 +55,17 @@ def _load(run: Path, recheck: bool = False) -> dict[str, Any]:
     config, records = read_config(run), read_records(run)
     if recheck:
         records = rejudge(config, records)
-    return summarize(config, records) | {"runtimes": read_runtimes(run)}
+    return summarize(config, records, read_runtimes(run))
 
 
-def run_labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> list[str]:
+def run_labels(summaries: Sequence[Summary], runs: Sequence[Path]) -> list[str]:
     """Each run's config label; runs sharing one are told apart by the task options that differ between them
     (``schema_form=yaml output_form=xml``), then by hash prefix, then by directory name."""
-    labels = [s["label"] for s in summaries]
-    options = [s.get("task_options", {}) for s in summaries]
+    labels = [s.label for s in summaries]
+    options = [s.task_options for s in summaries]
     differing = sorted({k for o in options for k in o if len({json.dumps(p.get(k)) for p in options}) > 1})
     tags = ([" ".join(f"{k}={o.get(k)}" for k in differing) for o in options] if differing else None,
-            [s["hash"][:8] for s in summaries], [Path(run).name for run in runs],
+            [s.hash[:8] for s in summaries], [Path(run).name for run in runs],
             [f"#{i}" for i in range(1, len(runs) + 1)])
     for tag in tags:
         if tag is not None:
@@ -72,19 +73,19 @@ def run_labels(summaries: Sequence[dict[str, Any]], runs: Sequence[Path]) -> lis
     return labels
 
 
-def _group_key(summaries: Sequence[dict[str, Any]]) -> str | None:
+def _group_key(summaries: Sequence[Summary]) -> str | None:
     """The breakdown the charts and quality tables use: COLLIE's ``structure``, FormatBench's ``task``, else the
     first group by name."""
-    keys = sorted({key for s in summaries for key in s["by_group"]})
+    keys = sorted({key for s in summaries for key in s.by_group})
     return next((key for key in ("structure", "task") if key in keys), keys[0] if keys else None)
 
 
 # --- Markdown -----------------------------------------------------------------------------------------------------
 
-def _percent(stat: dict[str, Any] | None) -> str:
-    if not stat or not stat["n"]:
+def _percent(stat: Rate | None) -> str:
+    if not stat or not stat.n:
         return "—"
-    return f"{100 * stat['value']:.1f}% ± {100 * stat['se']:.1f}"
+    return f"{100 * stat.value:.1f}% ± {100 * stat.se:.1f}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "-:") -> list[str]:
@@ -99,15 +100,15 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: Sequence[Path],
+def _markdown(summaries: Sequence[Summary], labels: Sequence[str], runs: Sequence[Path],
               charts: dict[str, str]) -> str:
-    tasks = list(dict.fromkeys(s["task"] for s in summaries))
+    tasks = list(dict.fromkeys(s.task for s in summaries))
     lines = [f"# Corral report: {', '.join(tasks)}", ""]
     lines += ["## Runs", ""]
     lines += _table(["run", "task", "model", "decoding", "hash", "directory", "complete", "computed with"],
-                    [[label, s["task"], s["model"], s["decoding"], f"`{s['hash']}`", f"`{run}`",
-                      "yes" if s["complete"] else f"no ({s['counts']['missing']} first attempts missing)",
-                      "; ".join(s.get("runtimes", [])) or "—"]
+                    [[label, s.task, s.model, s.decoding, f"`{s.hash}`", f"`{run}`",
+                      "yes" if s.complete else f"no ({s.counts.missing} first attempts missing)",
+                      "; ".join(s.runtimes) or "—"]
                      for label, s, run in zip(labels, summaries, runs, strict=True)], align="--")
 
     lines += ["## Headline", "",
@@ -120,35 +121,35 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
               "counted too.", ""]
     lines += _table(["run", "instances", "samples", "rounds", "success", "final success", "with closing",
                      "mean score", "truncated", "empty", "errors", "free-fallback"],
-                    [[label, s["success"]["n"] if s["success"]["n"] == s["instances"]
-                      else f"{s['success']['n']} of {s['instances']}", s["samples"], s["rounds"],
-                      _percent(s["success"]), _percent(s["final_success"]),
-                      _percent(s.get("success_with_closing", s["success"])), f"{s['mean_score']:.3f}",
-                      _truncated(s["counts"]), s["counts"]["empty"], s["counts"]["errors"],
-                      s["sample_decoding"]["free-fallback"]]
+                    [[label, s.success.n if s.success.n == s.instances
+                      else f"{s.success.n} of {s.instances}", s.samples, s.rounds,
+                      _percent(s.success), _percent(s.final_success),
+                      _percent(s.success_with_closing), f"{s.mean_score:.3f}",
+                      _truncated(s.counts), s.counts.empty, s.counts.errors,
+                      s.sample_decoding.get("free-fallback", 0)]
                      for label, s in zip(labels, summaries, strict=True)])
     lines += _closing_section(summaries, labels)
 
-    for key in sorted({key for s in summaries for key in s["by_group"]}):
-        values = sorted({value for s in summaries for value in s["by_group"].get(key, {})})
+    for key in sorted({key for s in summaries for key in s.by_group}):
+        values = sorted({value for s in summaries for value in s.by_group.get(key, {})})
         lines += [f"## Success by {key}", ""]
-        lines += _table([key, *labels], [[value, *(_percent(s["by_group"].get(key, {}).get(value))
+        lines += _table([key, *labels], [[value, *(_percent(s.by_group.get(key, {}).get(value))
                                                    for s in summaries)] for value in values])
     if GROUP_CHART in charts:
         lines += [f"![{charts[GROUP_CHART]}]({GROUP_CHART})", ""]
 
-    most = max(s["samples"] for s in summaries)
+    most = max(s.samples for s in summaries)
     lines += ["## pass@k", "", "The unbiased estimate from each instance's first attempts (Chen et al. 2021), "
               "averaged over instances.", ""]
-    lines += _table(["k", *labels], [[k, *(f"{100 * s['pass_at_k'][str(k)]:.1f}%"
-                                           if str(k) in s["pass_at_k"] and s["success"]["n"] else "—"
+    lines += _table(["k", *labels], [[k, *(f"{100 * s.pass_at_k[str(k)]:.1f}%"
+                                           if str(k) in s.pass_at_k and s.success.n else "—"
                                            for s in summaries)] for k in _table_ks(most)])
     lines += [f"![{charts[PASS_AT_K_CHART]}]({PASS_AT_K_CHART})", ""]
 
-    rounds = max(s["rounds"] for s in summaries)
+    rounds = max(s.rounds for s in summaries)
     lines += ["## Success by feedback round", "",
               "Cumulative: the fraction of samples that passed at or before the round.", ""]
-    lines += _table(["round", *labels], [[r, *(_percent(s["by_round"][r]) if r < len(s["by_round"]) else "—"
+    lines += _table(["round", *labels], [[r, *(_percent(s.by_round[r]) if r < len(s.by_round) else "—"
                                                for s in summaries)] for r in range(rounds + 1)])
     lines += [f"![{charts[ROUND_CHART]}]({ROUND_CHART})", ""]
     lines += _quality_sections(summaries, labels, charts)
@@ -159,32 +160,31 @@ def _markdown(summaries: Sequence[dict[str, Any]], labels: Sequence[str], runs: 
     return "\n".join(lines) + "\n"
 
 
-def _closing_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+def _closing_section(summaries: Sequence[Summary], labels: Sequence[str]) -> list[str]:
     """What the runner wrote after the model: cut-off outputs closed, and the passes that rest on it."""
-    if not any(s["counts"].get("closed") for s in summaries):
+    if not any(s.counts.closed for s in summaries):
         return []
     lines = ["## Closing", "",
              "Outputs (all rounds) cut off at their token budget; closed ones got the grammar's shortest completion "
              "appended. *Closing changed the verdict* counts closed outputs that pass only with the appended text "
              "(the model's own text fails).", ""]
-    rows = [[label, c["truncated"], c.get("closed", 0), c.get("closed_passed", 0), _changed(c),
-             c.get("appended_chars", 0), c.get("appended_chars_max", 0),
-             _percent(s.get("final_success_with_closing", s["final_success"]))]
-            for label, s in zip(labels, summaries, strict=True) for c in (s["counts"],)]
+    rows = [[label, c.truncated, c.closed, c.closed_passed, _changed(c), c.appended_chars, c.appended_chars_max,
+             _percent(s.final_success_with_closing)]
+            for label, s in zip(labels, summaries, strict=True) for c in (s.counts,)]
     return lines + _table(["run", "cut off", "closed", "closed and passed", "closing changed the verdict",
                            "characters appended", "most in one output", "final success with closing"], rows)
 
 
-def _changed(counts: dict[str, int]) -> str:
+def _changed(counts: Counts) -> str:
     """Closed outputs whose pass rests on the appended text; unknown for records that predate the count."""
-    changed = str(counts.get("closing_changed_verdict", 0))
-    unjudged = counts.get("closed_unjudged", 0)
+    changed = str(counts.closing_changed_verdict)
+    unjudged = counts.closed_unjudged
     return f"{changed} ({unjudged} not judged: older records)" if unjudged else changed
 
 
-def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+def _fluency_section(summaries: Sequence[Summary], labels: Sequence[str]) -> list[str]:
     """Whether the final answers are still language, one row per run (``corral.metrics.fluency``)."""
-    blocks = [s.get("fluency") or {} for s in summaries]
+    blocks = [s.fluency for s in summaries]
     if not any(block.get("outputs") for block in blocks):
         return []
     lines = ["## Fluency", "",
@@ -214,26 +214,26 @@ def _fluency_section(summaries: Sequence[dict[str, Any]], labels: Sequence[str])
                            "mean NLL/token per output"], rows)
 
 
-def _violation_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]) -> list[str]:
+def _violation_sections(summaries: Sequence[Summary], labels: Sequence[str]) -> list[str]:
     """The most common violated rules of the first attempts, per run, and per task where a run groups by task."""
-    if not any(s.get("violated_rules") for s in summaries):
+    if not any(s.violated_rules for s in summaries):
         return []
     lines = ["## Most violated rules", "",
              "First attempts whose verdict breaks the rule (an output breaking a rule twice counts once).", ""]
 
-    def cell(rules: Sequence[dict[str, Any]], rule: str) -> str:
-        found = next((r for r in rules if r["rule"] == rule), None)
-        return f"{found['count']} ({100 * found['rate']:.0f}%)" if found else "—"
+    def cell(rules: Sequence[RuleCount], rule: str) -> str:
+        found = next((r for r in rules if r.rule == rule), None)
+        return f"{found.count} ({100 * found.rate:.0f}%)" if found else "—"
 
-    names = list(dict.fromkeys(r["rule"] for s in summaries for r in s.get("violated_rules", [])))
-    lines += _table(["rule", *labels], [[f"`{name}`", *(cell(s.get("violated_rules", []), name) for s in summaries)]
+    names = list(dict.fromkeys(r.rule for s in summaries for r in s.violated_rules))
+    lines += _table(["rule", *labels], [[f"`{name}`", *(cell(s.violated_rules, name) for s in summaries)]
                                        for name in names])
-    per_task = [s.get("by_group_violated_rules", {}).get("task", {}) for s in summaries]
+    per_task = [s.by_group_violated_rules.get("task", {}) for s in summaries]
     tasks = sorted({task for groups in per_task for task in groups})
     if tasks:
         lines += ["### By task", ""]
         lines += _table(["task", *labels],
-                        [[task, *("; ".join(f"`{r['rule']}` {r['count']}" for r in groups.get(task, [])[:3]) or "—"
+                        [[task, *("; ".join(f"`{r.rule}` {r.count}" for r in groups.get(task, [])[:3]) or "—"
                                   for groups in per_task)] for task in tasks], align="--")
     return lines
 
@@ -244,13 +244,13 @@ def _fmt(value: float | None, metric: str) -> str:
     return f"{value:.1f}" if metric.endswith("bleu") else f"{100 * value:.1f}"
 
 
-def _has_quality(summary: dict[str, Any]) -> bool:
+def _has_quality(summary: Summary) -> bool:
     """Whether a run's records carry quality metrics (COLLIE's have none: only FFR would be shown)."""
-    return bool(summary.get("quality")) or any(metrics for groups in summary.get("by_group_quality", {}).values()
-                                               for metrics in groups.values())
+    return bool(summary.quality) or any(metrics for groups in summary.by_group_quality.values()
+                                        for metrics in groups.values())
 
 
-def _quality_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str], charts: dict[str, str]) -> list[str]:
+def _quality_sections(summaries: Sequence[Summary], labels: Sequence[str], charts: dict[str, str]) -> list[str]:
     """Format faithfulness and quality side by side per group (ReFF's Tables 4 and 9), when runs have quality
     metrics: a checker can be gamed, so how often a passing output has zero quality is shown too."""
     lines: list[str] = []
@@ -260,7 +260,7 @@ def _quality_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]
         key = _group_key([s])
         if key is None:
             continue
-        last = s["rounds"]
+        last = s.rounds
         lines += [f"## Format faithfulness and quality by {key}: {label}", "",
                   "FFR is the share of instances whose output passes the checker (round 0: the first answer; "
                   f"round {last}: after up to {last} refinement rounds). Quality is the task's own metric on the "
@@ -274,17 +274,17 @@ def _quality_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]
             header += [f"FFR r{last}", f"quality r{last}"]
         header.append("passes, quality 0")
         rows = []
-        for value, stat in sorted(s["by_group"].get(key, {}).items()):
-            quality = s.get("by_group_quality", {}).get(key, {}).get(value, {})
+        for value, stat in sorted(s.by_group.get(key, {}).items()):
+            quality = s.by_group_quality.get(key, {}).get(value, {})
             metrics = sorted(quality)
             shown = ", ".join(f"{m} {_fmt(quality[m], m)}" for m in metrics) or "—"
-            row = [value, stat["n"], f"{100 * stat['value']:.1f}", shown]
+            row = [value, stat.n, f"{100 * stat.value:.1f}", shown]
             if last:
-                final = s["by_group_round"][key][value][-1]
-                row += [f"{100 * final['value']:.1f}" if final["n"] else "—",
-                        ", ".join(f"{m} {_fmt(final['quality'].get(m), m)}" for m in metrics) or "—"]
-            zero = s.get("by_group_zero_quality", {}).get(key, {}).get(value, {"passed": 0, "zero_quality": 0})
-            row.append(f"{zero['zero_quality']} of {zero['passed']}" if zero["passed"] else "—")
+                final = s.by_group_round[key][value][-1]
+                row += [f"{100 * final.value:.1f}" if final.n else "—",
+                        ", ".join(f"{m} {_fmt(final.quality.get(m), m)}" for m in metrics) or "—"]
+            zero = s.by_group_zero_quality.get(key, {}).get(value)
+            row.append(f"{zero.zero_quality} of {zero.passed}" if zero and zero.passed else "—")
             rows.append(row)
         lines += _table(header, rows)
         for name in (GROUP_ROUND_CHART.format(key=key), QUALITY_ROUND_CHART.format(key=key)):
@@ -295,7 +295,7 @@ def _quality_sections(summaries: Sequence[dict[str, Any]], labels: Sequence[str]
 
 # --- charts -------------------------------------------------------------------------------------------------------
 
-def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Path) -> dict[str, str]:
+def _charts(summaries: Sequence[Summary], labels: Sequence[str], out: Path) -> dict[str, str]:
     """Draw the charts into ``out``; return their titles by file name.
 
     Figures are made without pyplot so that no global backend or figure state is touched, and saved without the
@@ -308,14 +308,14 @@ def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Pat
 
     key = _group_key(summaries)
     if key is not None:
-        values = sorted({value for s in summaries for value in s["by_group"].get(key, {})})
+        values = sorted({value for s in summaries for value in s.by_group.get(key, {})})
         fig = Figure(figsize=(max(6.0, 0.6 * len(values) * max(1, len(summaries)) ** 0.5 + 2), 4.5))
         ax = fig.subplots()
         width = 0.8 / len(summaries)
         for j, (label, s) in enumerate(zip(labels, summaries, strict=True)):
-            stats = [s["by_group"].get(key, {}).get(value) for value in values]
-            heights = [100 * st["value"] if st and st["n"] else float("nan") for st in stats]
-            errors = [100 * st["se"] if st and st["n"] else 0.0 for st in stats]
+            stats = [s.by_group.get(key, {}).get(value) for value in values]
+            heights = [100 * st.value if st and st.n else float("nan") for st in stats]
+            errors = [100 * st.se if st and st.n else 0.0 for st in stats]
             xs = [i + (j - (len(summaries) - 1) / 2) * width for i in range(len(values))]
             ax.bar(xs, heights, width, yerr=errors, capsize=2, label=label)
         ax.set_xticks(range(len(values)), values, rotation=45, ha="right")
@@ -330,28 +330,28 @@ def _charts(summaries: Sequence[dict[str, Any]], labels: Sequence[str], out: Pat
 
     curves = []
     for s_ in summaries:
-        ks = [int(k) for k in s_["pass_at_k"]] if s_["success"]["n"] else []
-        curves.append([(k, 100 * s_["pass_at_k"][str(k)]) for k in ks])
+        ks = [int(k) for k in s_.pass_at_k] if s_.success.n else []
+        curves.append([(k, 100 * s_.pass_at_k[str(k)]) for k in ks])
     titles[PASS_AT_K_CHART] = "pass@k on the first attempt"
     _line_chart(out / PASS_AT_K_CHART, labels, curves, "k (samples)", "pass@k (%)", titles[PASS_AT_K_CHART], save)
-    curves = [[(row["round"], 100 * row["value"]) for row in s_["by_round"] if row["n"]] for s_ in summaries]
+    curves = [[(row.round, 100 * row.value) for row in s_.by_round if row.n] for s_ in summaries]
     titles[ROUND_CHART] = "Success after feedback rounds"
     _line_chart(out / ROUND_CHART, labels, curves, "feedback round", "cumulative success (%)", titles[ROUND_CHART],
                 save)
-    rounds = [s_ for s_ in summaries if s_.get("by_group_round")]
-    if rounds and key is not None and key in rounds[0]["by_group_round"] and _has_quality(rounds[0]):
-        per_value = rounds[0]["by_group_round"][key]  # the first run with rounds: one line per group value
+    rounds = [s_ for s_ in summaries if s_.by_group_round]
+    if rounds and key is not None and key in rounds[0].by_group_round and _has_quality(rounds[0]):
+        per_value = rounds[0].by_group_round[key]  # the first run with rounds: one line per group value
         values = sorted(per_value)
         name = GROUP_ROUND_CHART.format(key=key)
         titles[name] = f"Cumulative success by refinement round, per {key}"
-        _line_chart(out / name, values, [[(row["round"], 100 * row["value"]) for row in per_value[v] if row["n"]]
+        _line_chart(out / name, values, [[(row.round, 100 * row.value) for row in per_value[v] if row.n]
                                          for v in values], "round", "cumulative success (%)", titles[name], save)
-        metrics = {v: sorted(per_value[v][0]["quality"]) for v in values}
+        metrics = {v: sorted(per_value[v][0].quality) for v in values}
         scored = [v for v in values if metrics[v]]
         if scored:
             name = QUALITY_ROUND_CHART.format(key=key)
             titles[name] = f"Quality of the latest answer by round, per {key}"
-            curves = [[(row["round"], _scaled(row["quality"], metrics[v][0])) for row in per_value[v] if row["n"]]
+            curves = [[(row.round, _scaled(row.quality, metrics[v][0])) for row in per_value[v] if row.n]
                       for v in scored]
             _line_chart(out / name, [f"{v} ({metrics[v][0]})" for v in scored], curves, "round",
                         "quality (x100; BLEU as is)", titles[name], save)
@@ -382,10 +382,10 @@ def _line_chart(path: Path, labels: Sequence[str], curves: Sequence[Sequence[tup
         fig.savefig(path, **save)
 
 
-def _truncated(counts: dict[str, int]) -> str:
+def _truncated(counts: Counts) -> str:
     """Outputs cut off at the token budget, and how many of them were closed by the grammar's completion."""
-    closed = counts.get("closed", 0)
-    return f"{counts['truncated']} ({closed} closed)" if closed else str(counts["truncated"])
+    closed = counts.closed
+    return f"{counts.truncated} ({closed} closed)" if closed else str(counts.truncated)
 
 
 def _table_ks(most: int) -> list[int]:

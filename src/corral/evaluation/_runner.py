@@ -55,6 +55,7 @@ from ._records import (
 from ._rerank import candidate_requests, choose_candidate
 from ._scoring import score_finals
 from ._spec import CLOSE_LIMIT, Decoding, EvalSpec
+from ._summary import Summary
 
 ERRORS_FILE = "errors.jsonl"
 RUNTIME_FILE = "runtime.json"
@@ -137,7 +138,7 @@ def _grammar_module(task: Task) -> str | None:
 
 def evaluate(spec: EvalSpec | RunPlan, out: Path | str | None = None, *, model: Model | None = None,
              cache: ResponseCache | None = None,
-             on_progress: Callable[[int, int, int], None] | None = None) -> tuple[Path, dict[str, Any]]:
+             on_progress: Callable[[int, int, int], None] | None = None) -> tuple[Path, Summary]:
     """Run (or resume, or extend) the evaluation ``spec`` describes (or a run already planned by ``plan_run``, as
     the command line does to check every run before any starts); returns the run directory and its summary.
 
@@ -207,9 +208,8 @@ def _run(planned: RunPlan, run: Path, loaded_model: Model | None, cache: Respons
     finally:
         if loaded and loaded_model is None:
             loaded[0].close()
-    summary = summarize(config, done.values())
-    summary["runtimes"] = read_runtimes(run)
-    _write_json(run / SUMMARY_FILE, summary)
+    summary = summarize(config, done.values(), read_runtimes(run))
+    _write_json(run / SUMMARY_FILE, summary.to_json())
     return run, summary
 
 

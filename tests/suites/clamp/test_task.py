@@ -114,7 +114,7 @@ def test_records_carry_well_formedness_and_the_metrics(tmp_path):
     records = read_records(run)
     assert len(records) == 3 and not any(r.passed for r in records)
     assert records[0].violations[0]["rule"] == "copy" and records[1].violations[0]["rule"] == "tree"
-    assert summary["quality"]["bracket_f1"] == 0.0 and summary["quality"]["well_formed"] == 0.0
+    assert summary.quality["bracket_f1"] == 0.0 and summary.quality["well_formed"] == 0.0
 
 
 @pytest.mark.model

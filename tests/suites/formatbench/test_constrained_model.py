@@ -38,4 +38,4 @@ def test_every_task_decodes_under_its_own_grammar_and_passes_what_it_enforces(tm
             assert len(record.appended) <= CLOSE_LIMIT, (name, record.appended)
         broken = {violation["rule"] for violation in record.violations}
         assert broken <= set(LEFT_TO_CHECKER[name]), (name, record.output, record.feedback)
-    assert summary["counts"]["errors"] == 0
+    assert summary.counts.errors == 0

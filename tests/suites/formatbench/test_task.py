@@ -113,8 +113,8 @@ def test_a_real_refinement_run_records_rounds_quality_and_its_stops(tmp_path):
                    f"{previous.feedback}\nCorrected Answer:" in r.messages[-1]["content"]
             earlier = [p.answer for p in records if p.instance == r.instance and p.round < r.round]
             assert r.repeated == (r.answer in earlier)
-    assert summary["complete"] and len(summary["by_round"]) == 3
-    assert set(summary["by_group_round"]["task"]) == {"ftime", "mcq"}
+    assert summary.complete and len(summary.by_round) == 3
+    assert set(summary.by_group_round["task"]) == {"ftime", "mcq"}
 
 
 def test_judge_ratings_are_read_from_the_reply():

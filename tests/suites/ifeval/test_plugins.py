@@ -100,7 +100,7 @@ def test_a_run_over_the_data_records_the_plugins_verdicts(tmp_path):
     records = {r.instance: r for r in read_records(run)}
     assert [records[k].passed for k in ("ood-1", "ood-2", "ood-3", "ood-4")] == [True, True, True, False]
     assert records["ood-4"].violations[0]["rule"] == "format:no_whitespace"
-    assert summary["quality"]["instruction_strict"] == pytest.approx(
+    assert summary.quality["instruction_strict"] == pytest.approx(
         sum(sum(r.detail["strict"]) for r in records.values()) / 8)
 
 

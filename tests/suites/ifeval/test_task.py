@@ -85,7 +85,7 @@ def test_a_run_records_both_modes_and_reports_the_four_accuracies(tmp_path):
         assert record.passed == record.detail["prompt_strict"]
         assert not record.passed or not record.violations
     strict = [r.detail["prompt_strict"] for r in records]
-    quality = summary["quality"]
+    quality = summary.quality
     assert quality["prompt_strict"] == pytest.approx(sum(strict) / 5)
     total = sum(len(r.detail["instructions"]) for r in records)
     assert quality["instruction_strict"] == pytest.approx(sum(sum(r.detail["strict"]) for r in records) / total)
