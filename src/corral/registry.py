@@ -60,8 +60,9 @@ build_suites = catalogue.create("corral", "build_suites", entry_points=True)
 #: the ``corral.metrics`` package); see ``corral.evaluation.aggregate_quality``.
 quality_aggregates = catalogue.create("corral", "quality_aggregates", entry_points=True)
 
-#: Format checkers (FormatBench), ``name -> corral.suites.formatbench.FormatChecker``: mcq, eqa, ner, parse, capseg, ...
-format_checkers = catalogue.create("corral", "format_checkers", entry_points=True)
+#: FormatBench's tasks, ``name -> corral.suites.formatbench.FormatTask`` (checker, grammar, quality, prompt): mcq, eqa,
+#: ner, parse, capseg, ...
+format_tasks = catalogue.create("corral", "format_tasks", entry_points=True)
 
 
 #: The module that registers each registry's built-in entries, imported on first lookup. Naming it here (a string,
@@ -77,7 +78,7 @@ BUILTINS: dict[str, tuple[str, ...]] = {
     "chunk_processors": ("corral.corpora",),
     "build_suites": ("corral.corpora",),
     "quality_aggregates": ("corral.metrics",),
-    "format_checkers": ("corral.suites.formatbench",),
+    "format_tasks": ("corral.suites.formatbench",),
 }
 
 

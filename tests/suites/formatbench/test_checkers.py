@@ -227,7 +227,7 @@ def test_spans_point_into_the_output():
 def test_instance_missing_a_field_and_unknown_checker_or_mode():
     with pytest.raises(InstanceError, match=r"mcq instance q7: missing field 'labels'"):
         check_format("mcq", {"id": "q7"}, "NN")
-    with pytest.raises(RegistryError, match="unknown format checker 'nope'"):
+    with pytest.raises(RegistryError, match="unknown format 'nope'"):
         get_checker("nope")
     with pytest.raises(ValueError, match="unknown checker mode 'lenient'"):
         check_format("mcq", INSTANCES["mcq"], "NN", "lenient")  # type: ignore[arg-type]
@@ -243,3 +243,42 @@ def test_checkers_never_raise_and_verdicts_are_consistent(task, output):
         assert all(v.rule != "internal" for v in verdict.violations), verdict.feedback
         assert all(v.span is None or 0 <= v.span[0] <= v.span[1] <= len(output) for v in verdict.violations)
         assert verdict.to_json()["passed"] == verdict.passed
+
+
+def test_a_new_format_is_one_registration_seen_by_checking_grammars_and_prompts():
+    """An eleventh task: its checker, grammar, quality and description given in one ``register_format_task`` call
+    reach ``check_format``, ``format_grammar`` and the task's description; registering a name twice is refused."""
+    from corral.grammars import Grammar, accepts
+    from corral.registry import format_tasks
+    from corral.suites.formatbench import (
+        FormatChecker,
+        FormatGrammar,
+        FormatTask,
+        format_grammar,
+        get_format_task,
+        register_format_task,
+    )
+    from corral.verdicts import Violation
+
+    def strict(instance, output):
+        return [] if output.isupper() else [Violation("upper", "Write in capitals only.")]
+
+    checker = FormatChecker("test-shout", {"upper": "capitals only"}, (), strict,
+                            lambda instance, output: output.isupper(), "Shout: the answer in capitals")
+    task = FormatTask(checker, description="Answer in capitals about {topic}.", max_tokens=8,
+                      grammar=lambda instance: FormatGrammar(Grammar.regex("[A-Z ]+")),
+                      quality=lambda instance, answer: {"shout_length": float(len(answer))},
+                      fields=lambda instance: {"topic": instance["topic"]})
+    register_format_task(task)
+    try:
+        assert check_format("test-shout", {}, "HELLO").passed and not check_format("test-shout", {}, "hi").passed
+        assert accepts(format_grammar("test-shout", {}).grammar, "HI THERE")
+        assert get_format_task("test-shout").describe({"topic": "cats"}) == "Answer in capitals about cats."
+        assert get_format_task("test-shout").enforcement == "exact"
+        with pytest.raises(ValueError, match="registered twice"):
+            register_format_task(task)
+    finally:  # catalogue keeps every registry's entries in one dict, keyed by namespace
+        import catalogue
+
+        catalogue.REGISTRY.pop(("corral", "format_tasks", "test-shout"), None)
+        assert "test-shout" not in format_tasks.get_all()

@@ -18,8 +18,8 @@ from corral.suites.formatbench import (
     MAX_LINE,
     InstanceError,
     check_format,
-    enforcement_of,
     format_grammar,
+    get_format_task,
     line_starts,
     load_instances,
 )
@@ -37,7 +37,7 @@ def shipped():
 # ----------------------------------------------------------------------------------------- shipped instances
 @pytest.mark.parametrize("task", TASKS)
 def test_sound_on_shipped(task, shipped):
-    assert enforcement_of(task) == "exact"
+    assert get_format_task(task).enforcement == "exact"
     rows = shipped[task][:: len(shipped[task]) // 20][:20]  # 20 spread over the split
     assert assert_sound(task, rows, per_instance=20) >= 18 * 20
 

@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.grammars import NotExpressible, accepts
-from corral.suites.formatbench import LEFT_TO_CHECKER, check_format, format_grammar, get_checker, load_instances
 from corral.suites.formatbench import _grammars_simple as simple  # the grammars' pieces, against the checkers'
+from corral.suites.formatbench import check_format, format_grammar, get_checker, get_format_task, load_instances
 from corral.suites.formatbench._ftime import _stamp as checker_stamp  # the checker's time stamp test, vs the regex
 
 from .soundness import assert_sound
@@ -72,7 +72,7 @@ def test_open_digits_are_sound():
 @pytest.mark.parametrize("task", TASKS)
 def test_left_to_checker_is_declared_and_known(task):
     built = format_grammar(task, _spread(task, 1)[0])
-    assert built.left_to_checker == LEFT_TO_CHECKER[task]
+    assert built.left_to_checker == get_format_task(task).left_to_checker
     assert set(built.left_to_checker) <= set(get_checker(task).rules)
     assert built.exact == (task != "mtt")
 

@@ -21,8 +21,8 @@ from corral.suites.formatbench import (
     XDL_RULES,
     check_format,
     declared_names,
-    enforcement_of,
     format_grammar,
+    get_format_task,
     load_instances,
 )
 
@@ -44,7 +44,7 @@ def xdl_rows():
 # ------------------------------------------------------------------------------------------------------ agent
 
 def test_agent_is_exact():
-    assert enforcement_of("agent") == "exact"
+    assert get_format_task("agent").enforcement == "exact"
 
 
 def test_agent_sound(agent_rows):
@@ -112,7 +112,7 @@ def xdl_grammar():
 
 def test_xdl_enforcement(xdl_grammar, xdl_rows):
     assert xdl_grammar.left_to_checker == XDL_LEFT == ("hardware", "reagents", "vessel", "reagent")
-    assert enforcement_of("xdl") == "partial: hardware, reagents, vessel, reagent"  # the task's worst case
+    assert get_format_task("xdl").enforcement == "partial: hardware, reagents, vessel, reagent"  # the task's worst case
     assert set(XDL_LEFT) <= set(XDL_RULES)
     assert format_grammar("xdl", xdl_rows[0]).exact  # its procedure names its reagents
 

@@ -10,12 +10,12 @@ from scripts.formatbench.build_misc import build_ftime, build_xdl
 
 from corral.evaluation import SampleRecord, aggregate_quality
 from corral.suites.formatbench import (
-    QUALITY,
     TASKS,
     InstanceError,
     check_format,
     data_file,
     encode_rows,
+    get_format_task,
     load_instances,
     shipped_tasks,
     validate_row,
@@ -49,8 +49,9 @@ def test_every_gold_passes_its_strict_checker_and_scores_best(task):
         verdict = check_format(task, row, row["gold"])
         if not verdict.passed:
             failures.append((row["id"], verdict.feedback))
-        if task in QUALITY and task != "agent":  # a game step's gold scores the game's score then, not the maximum
-            quality = QUALITY[task](row, row["gold"])
+        metric = get_format_task(task).quality
+        if metric is not None and task != "agent":  # a game step's gold scores the game's score then, not the maximum
+            quality = metric(row, row["gold"])
             records.append(SampleRecord(instance=row["id"], sample=0, round=0, passed=True, score=1.0, messages=[],
                                         output=row["gold"], answer=row["gold"], quality=quality))
     assert not failures, failures[:3]

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corral.cli import app
-from corral.suites.formatbench import DESCRIPTIONS
+from corral.suites.formatbench import get_format_task
 from corral.tasks import get_task, select
 
 from ..._sizes import sized
@@ -31,7 +31,7 @@ def test_alpaca_prompt_is_the_papers_figure_6():
     task = get_task("formatbench")
     [instance] = select(task, {"task": ["ftime"]}, limit=1)
     prompt = task.template.messages(instance)[-1]["content"]
-    assert prompt.startswith("### Instruction\n" + DESCRIPTIONS["ftime"])
+    assert prompt.startswith("### Instruction\n" + get_format_task("ftime").description)
     assert prompt.count("### Example\n") == 4 and prompt.endswith(instance.target["input"] + "\nAnswer:")
     refine = task.template.refinement_messages(instance, "R9/x", "The time is wrong.")
     assert refine[-1]["content"] == (prompt + " R9/x\nThe answer contains following format error(s):\n"

@@ -1,24 +1,25 @@
 """FormatBench (ReFF): format checkers that return violations with rule, message, span, expected and seen; the
-shipped instances of its ten tasks; prompts; quality metrics; and the ``formatbench`` task."""
+shipped instances of its ten tasks; prompts; quality metrics; and the ``formatbench`` task. Each task's parts are
+put together once, as a ``FormatTask`` (``_formats``)."""
 
-from . import (  # noqa: F401  (each registers its checker)  # noqa: F401  (each registers builders)
-           _agent,
-           _ftime,
-           _grammars_copy,
-           _grammars_simple,
-           _grammars_structured,
-           _mtt,
-           _parse,
-           _simple,
-           _tagged,
-           _xdl,
-)
+from . import _formats  # noqa: F401  (registers the ten tasks)
 from ._agent import CHECKER as AGENT_CHECKER
 from ._agent import MAX_SUGGESTIONS as AGENT_SUGGESTIONS
 from ._agent import agent_quality, normalise
 from ._agent import nearest as nearest_commands
-from ._core import MODES, FormatChecker, InstanceError, check_format, get_checker
-from ._grammars import LEFT_TO_CHECKER, enforcement_of, format_grammar
+from ._core import (
+           MODES,
+           FormatChecker,
+           FormatTask,
+           InstanceError,
+           check_format,
+           format_grammar,
+           get_checker,
+           get_format_task,
+           register_format_task,
+)
+from ._formats import FORMAT_TASKS, TASKS
+from ._grammars import FormatGrammar
 from ._grammars_copy import line_starts
 from ._grammars_structured import (
            MAX_COMPONENTS,
@@ -41,9 +42,7 @@ from ._instances import (
 from ._judge import parse_rating
 from ._mtt import MTT_WORD, find_term
 from ._parse import CLAUSE, PHRASE, WORD
-from ._prompts import DESCRIPTIONS
 from ._quality import (
-           QUALITY,
            acrow_quality,
            breaks,
            capseg_quality,
@@ -56,7 +55,7 @@ from ._quality import (
            tagged_entities,
 )
 from ._tagged import MAX_LINE, MAX_LINES
-from ._task import TASKS, formatbench
+from ._task import formatbench
 from ._xdl import ACTIONS as XDL_ACTIONS
 from ._xdl import CONTAINERS as XDL_CONTAINERS
 from ._xdl import MAX_CHARS as XDL_MAX_CHARS
@@ -65,60 +64,61 @@ from ._xdl import REFERENCES as XDL_REFERENCES
 from ._xdl import RULES as XDL_RULES
 
 __all__ = [
-    "AGENT_CHECKER",
-    "AGENT_SUGGESTIONS",
-    "CLAUSE",
-    "DESCRIPTIONS",
-    "LEFT_TO_CHECKER",
-    "MAX_COMPONENTS",
-    "MAX_LINE",
-    "MAX_LINES",
-    "MAX_REAGENTS",
-    "MAX_REPEATED",
-    "MAX_STEPS",
-    "MODES",
-    "MTT_WORD",
-    "OPEN_PROPERTIES",
-    "PHRASE",
-    "QUALITY",
-    "TASKS",
-    "WORD",
-    "XDL_ACTIONS",
-    "XDL_CONTAINERS",
-    "XDL_LEFT",
-    "XDL_MAX_CHARS",
-    "XDL_MAX_DEPTH",
-    "XDL_REFERENCES",
-    "XDL_RULES",
-    "FormatChecker",
-    "InstanceError",
-    "acrow_quality",
-    "agent_quality",
-    "breaks",
-    "capseg_quality",
-    "check_format",
-    "data_file",
-    "declared_names",
-    "encode_rows",
-    "enforcement_of",
-    "eqa_quality",
-    "find_term",
-    "format_grammar",
-    "formatbench",
-    "get_checker",
-    "labelled_brackets",
-    "line_starts",
-    "load_instances",
-    "mcq_quality",
-    "mtt_quality",
-    "nearest_commands",
-    "ner_quality",
-    "normalise",
-    "parse_quality",
-    "parse_rating",
-    "read_instances_file",
-    "shipped_tasks",
-    "tagged_entities",
-    "validate_row",
-    "write_instances",
+           "AGENT_CHECKER",
+           "AGENT_SUGGESTIONS",
+           "CLAUSE",
+           "FORMAT_TASKS",
+           "MAX_COMPONENTS",
+           "MAX_LINE",
+           "MAX_LINES",
+           "MAX_REAGENTS",
+           "MAX_REPEATED",
+           "MAX_STEPS",
+           "MODES",
+           "MTT_WORD",
+           "OPEN_PROPERTIES",
+           "PHRASE",
+           "TASKS",
+           "WORD",
+           "XDL_ACTIONS",
+           "XDL_CONTAINERS",
+           "XDL_LEFT",
+           "XDL_MAX_CHARS",
+           "XDL_MAX_DEPTH",
+           "XDL_REFERENCES",
+           "XDL_RULES",
+           "FormatChecker",
+           "FormatGrammar",
+           "FormatTask",
+           "InstanceError",
+           "acrow_quality",
+           "agent_quality",
+           "breaks",
+           "capseg_quality",
+           "check_format",
+           "data_file",
+           "declared_names",
+           "encode_rows",
+           "eqa_quality",
+           "find_term",
+           "format_grammar",
+           "formatbench",
+           "get_checker",
+           "get_format_task",
+           "labelled_brackets",
+           "line_starts",
+           "load_instances",
+           "mcq_quality",
+           "mtt_quality",
+           "nearest_commands",
+           "ner_quality",
+           "normalise",
+           "parse_quality",
+           "parse_rating",
+           "read_instances_file",
+           "register_format_task",
+           "shipped_tasks",
+           "tagged_entities",
+           "validate_row",
+           "write_instances",
 ]

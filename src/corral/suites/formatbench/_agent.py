@@ -30,7 +30,7 @@ from typing import Any
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register, tick
+from ._core import FormatChecker, reference_first_line, tick
 
 MAX_SUGGESTIONS = 5
 _SHOWN = 60  # characters of a seen answer quoted in a message
@@ -145,10 +145,10 @@ def agent_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
     return {"agent_score": float(after) / max_score if max_score else 0.0}
 
 
-CHECKER = register(FormatChecker(
+CHECKER = FormatChecker(
     name="agent",
     rules={"single": "one command on one line, nothing around it",
            "admissible": "a command the game can execute in this state"},
     needs=("admissible",), strict=strict, reference=reference,
     description="Agent (First TextWorld Problems): one legal action in a TextWorld cooking game",
-))
+)

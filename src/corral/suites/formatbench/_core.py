@@ -22,8 +22,11 @@ from typing import Any, Literal
 
 from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter
 from corral.errors import InputError
-from corral.registry import format_checkers, lookup
+from corral.grammars import NotExpressible
+from corral.registry import format_tasks, lookup
 from corral.verdicts import Verdict, Violation
+
+from ._grammars import FormatGrammar
 
 Mode = Literal["strict", "reference"]
 MODES: tuple[Mode, ...] = ("strict", "reference")
@@ -118,14 +121,67 @@ class FormatChecker:
                                 f"{self.input_fields[0]!r} (the checker needs one of {', '.join(self.input_fields)})")
 
 
-def register(checker: FormatChecker) -> FormatChecker:
-    format_checkers.register(checker.name, func=checker)
-    return checker
+Builder = Callable[[Mapping[str, Any]], FormatGrammar]
+Quality = Callable[[Mapping[str, Any], str], dict[str, float]]
+
+
+@dataclass(frozen=True)
+class FormatTask:
+    """One FormatBench task, whole: its checker, the description its prompts give, its token budget, its grammar
+    builder (None: decoded freely) with the rules that grammar leaves to the checker, its quality metric and the
+    instance fields its description names (``{labels}``). Registered once (``register_format_task``), so that a new
+    task is one call in one file (or a plug-in's entry point in the ``corral.format_tasks`` group)."""
+
+    checker: FormatChecker
+    description: str
+    max_tokens: int
+    grammar: Builder | None = None
+    left_to_checker: tuple[str, ...] = ()
+    """The checker rules (ids of ``checker.rules``) the grammar does not enforce; what its ``FormatGrammar`` says."""
+    quality: Quality | None = None
+    fields: Callable[[Mapping[str, Any]], dict[str, str]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.checker.name
+
+    @property
+    def enforcement(self) -> str:
+        """What the task's grammars enforce, as the ``enforcement`` group value: ``exact``, ``partial: RULE, ...``
+        or ``none`` (no grammar)."""
+        if self.grammar is None:
+            return "none"
+        return "exact" if not self.left_to_checker else "partial: " + ", ".join(self.left_to_checker)
+
+    def describe(self, instance: Mapping[str, Any]) -> str:
+        """The task's description for ``instance`` (its ``fields`` filled in)."""
+        return self.description.format(**self.fields(instance)) if self.fields else self.description
+
+
+def register_format_task(task: FormatTask) -> FormatTask:
+    """Register ``task`` under its checker's name; a name registered twice is an error."""
+    if task.name in format_tasks.get_all():
+        raise ValueError(f"FormatBench task {task.name!r} is registered twice")
+    format_tasks.register(task.name, func=task)
+    return task
+
+
+def get_format_task(name: str) -> FormatTask:
+    """The registered task ``name`` (mcq, eqa, ner, ...), or a one-line error listing them."""
+    return lookup(format_tasks, name, "format")
 
 
 def get_checker(name: str) -> FormatChecker:
-    """The registered checker ``name`` (mcq, eqa, ner, ...), or a one-line error listing them."""
-    return lookup(format_checkers, name, "format checker")
+    """The checker of the registered task ``name``."""
+    return get_format_task(name).checker
+
+
+def format_grammar(task: str, instance: Mapping[str, Any]) -> FormatGrammar:
+    """The grammar of one instance of ``task``; ``NotExpressible`` (with the reason) when it has none."""
+    builder = get_format_task(task).grammar
+    if builder is None:
+        raise NotExpressible(f"no grammar for the {task} format; decoded freely")
+    return builder(instance)
 
 
 def check_format(task: str, instance: Mapping[str, Any], output: str, mode: Mode = "strict",

@@ -17,7 +17,7 @@ from typing import Any
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register
+from ._core import FormatChecker, reference_first_line
 
 STAMP = re.compile(r"[0-9?]{8}T[0-9?]{6}")
 REPEAT = re.compile(r"R(-1|[0-9]+)")  # ASCII digits only (\d takes any script's); -1 is "for ever", no other sign
@@ -98,7 +98,7 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
         r"P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?", parts[2]) is not None
 
 
-CHECKER = register(FormatChecker(
+CHECKER = FormatChecker(
     name="ftime",
     rules={"shape": "the single or repeating form, as the tag asks",
            "timestamp": "YYYYMMDDTHHMMSS with '?' for open digits",
@@ -106,4 +106,4 @@ CHECKER = register(FormatChecker(
            "repeat": "R followed by an integer", "interval": "PnYnMnDTnHnMnS with all six fields"},
     needs=("tag",), strict=strict, reference=reference,
     description="FTime: formatted reminder times (single trigger or repeating)",
-))
+)

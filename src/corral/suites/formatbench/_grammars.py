@@ -1,4 +1,5 @@
-"""Grammars for FormatBench's tasks: one builder per task, registered here, each returning a ``FormatGrammar``.
+"""Grammars for FormatBench's tasks: one builder per task (``FormatTask.grammar``), each returning a
+``FormatGrammar``.
 
 The same checker that judges an output steers decoding: each task's builder turns an instance (its labels, its
 passage, its input tokens, its terms) into a grammar through Corral's one grammar path (``corral.grammars``).
@@ -12,11 +13,9 @@ never accept an output the checker fails unless the rule is listed in ``left_to_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from corral.grammars import Grammar, NotExpressible
+from corral.grammars import Grammar
 
 
 @dataclass(frozen=True)
@@ -34,36 +33,3 @@ class FormatGrammar:
     def enforcement(self) -> str:
         """The instance's ``enforcement`` group: ``exact``, or ``partial: RULE, RULE`` (the rules left)."""
         return "exact" if self.exact else "partial: " + ", ".join(self.left_to_checker)
-
-
-Builder = Callable[[Mapping[str, Any]], FormatGrammar]
-BUILDERS: dict[str, Builder] = {}
-LEFT_TO_CHECKER: dict[str, tuple[str, ...]] = {}
-"""Per task, the rules its grammar leaves to the checker, known without building a grammar (for groups)."""
-
-
-def grammar_builder(task: str, left_to_checker: tuple[str, ...] = ()) -> Callable[[Builder], Builder]:
-    """Register ``task``'s builder; ``left_to_checker`` must match what the builder's grammars return."""
-
-    def register(builder: Builder) -> Builder:
-        BUILDERS[task] = builder
-        LEFT_TO_CHECKER[task] = left_to_checker
-        return builder
-
-    return register
-
-
-def format_grammar(task: str, instance: Mapping[str, Any]) -> FormatGrammar:
-    """The grammar of one instance of ``task``; ``NotExpressible`` (with the reason) when it has none."""
-    builder = BUILDERS.get(task)
-    if builder is None:
-        raise NotExpressible(f"no grammar for the {task} format; decoded freely")
-    return builder(instance)
-
-
-def enforcement_of(task: str) -> str:
-    """What a task's grammars enforce, as the ``enforcement`` group value (``none`` without a grammar)."""
-    if task not in BUILDERS:
-        return "none"
-    left = LEFT_TO_CHECKER[task]
-    return "exact" if not left else "partial: " + ", ".join(left)

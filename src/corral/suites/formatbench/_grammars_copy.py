@@ -34,7 +34,7 @@ from typing import Any
 
 from corral.grammars import MAX_COPY_TOKENS, Grammar, GrammarError, NotExpressible, copy_sequence, copy_tree, lit
 
-from ._grammars import FormatGrammar, grammar_builder
+from ._grammars import FormatGrammar
 from ._parse import CLAUSE, PHRASE, WORD, _tokens
 from ._tagged import _TAG, MAX_LINE, MAX_LINES, _source, allowed_tags
 
@@ -63,7 +63,6 @@ def _field(start: int, width: int) -> str:
 
 
 # ------------------------------------------------------------------------------------------------------- ner
-@grammar_builder("ner")
 def ner_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     words = _words(_source(instance).split(), "ner")
     if any(_TAG.search(word) for word in words):
@@ -106,7 +105,6 @@ def _ner_source(words: list[str], tags: list[str], must_tag: bool) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- capseg
-@grammar_builder("capseg")
 def capseg_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     words = _words(str(instance["text"]).split(), "capseg")
     if _MARKUP.search(" ".join(words)):
@@ -174,7 +172,6 @@ def _all(*conditions: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------- parse
-@grammar_builder("parse")
 def parse_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     words = _words(_tokens(instance), "parse")
     bad = next((word for word in words if not word or _TREE_BREAKING.search(word)), None)

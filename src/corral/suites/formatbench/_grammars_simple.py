@@ -31,7 +31,7 @@ from typing import Any
 
 from corral.grammars import Grammar, NotExpressible, lit
 
-from ._grammars import FormatGrammar, grammar_builder
+from ._grammars import FormatGrammar
 from ._mtt import find_term, terms_of
 from ._simple import _LETTER, _fold, _inside_word
 
@@ -62,7 +62,6 @@ _FIRST = r"[^\s\x00-\x1f\x7f\x{85}\x{2028}\x{2029}]"  # the first character: not
 
 
 # ------------------------------------------------------------------------------------------------------ mcq
-@grammar_builder("mcq")
 def mcq_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """Exactly one of the instance's labels."""
     labels = [label for label in dict.fromkeys(str(label) for label in instance["labels"])
@@ -115,7 +114,6 @@ def _suffix_automaton(symbols: list[str]) -> tuple[list[dict[str, int]], list[st
     return moves, label
 
 
-@grammar_builder("eqa")
 def eqa_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """A non-empty span of the passage from a word boundary to a word boundary, starting and ending on a
     character that is not a space (the checker strips the answer).
@@ -175,7 +173,6 @@ def _stamp(open_digits: bool) -> str:
     return f"({year}{day}|{leap}0229)T{clock}"
 
 
-@grammar_builder("ftime")
 def ftime_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """The time string the tag asks for: a single trigger (tags 1 and 2) or the repeating form (tag 3)."""
     stamp = _stamp(OPEN_DIGITS)
@@ -195,7 +192,6 @@ def _initials(letter: str) -> list[str]:
             if len(c) == 1 and _LETTER.fullmatch(c) and _fold(c) == _fold(letter)]
 
 
-@grammar_builder("acrow")
 def acrow_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """One line per letter of the target, line i beginning with letter i; an optional final newline."""
     letters = _LETTER.findall(str(instance["target"]))
@@ -226,7 +222,6 @@ def required_terms(instance: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(tgt for _, tgt in sorted(found)))
 
 
-@grammar_builder("mtt", left_to_checker=("translation",))
 def mtt_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """One line, not starting with a space, holding each required term as a whole word.
 

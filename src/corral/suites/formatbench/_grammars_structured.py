@@ -32,12 +32,11 @@ from typing import Any
 from corral.grammars import Grammar, NotExpressible, lit
 
 from . import _agent, _xdl
-from ._grammars import FormatGrammar, grammar_builder
+from ._grammars import FormatGrammar
 
 # ------------------------------------------------------------------------------------------------------ agent
 
 
-@grammar_builder("agent")
 def agent_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """One admissible command of the instance's state, written as the checker normalises it."""
     commands = [command for command in dict.fromkeys(_agent._admissible(instance)) if command]
@@ -251,7 +250,6 @@ def _xdl_grammar(vessels: tuple[str, ...], reagents: tuple[str, ...]) -> FormatG
     return FormatGrammar(Grammar.lark(xdl_source(), description), XDL_LEFT)
 
 
-@grammar_builder("xdl", XDL_LEFT)
 def xdl_grammar(instance: Mapping[str, Any]) -> FormatGrammar:
     """The instance's XDL grammar: exact when its procedure names its reagents (``declared_names``), else with
     free names and the four reference rules left to the checker (``XDL_LEFT`` is the task's worst case)."""

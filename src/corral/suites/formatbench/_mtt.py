@@ -17,7 +17,7 @@ import regex
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, InstanceError, reference_first_line, register
+from ._core import FormatChecker, InstanceError, reference_first_line
 
 MTT_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
 UNTRANSLATED_SHARE = 0.5  # an answer whose words are mostly the source's own is left in German
@@ -77,7 +77,7 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
     return all(tgt in answer for src, tgt in terms_of(instance).items() if src in str(instance["src"]))
 
 
-register(FormatChecker(
+CHECKER = FormatChecker(
     "mtt", {"terms": "each source term translated by its target term",
             "translation": "a whole English translation"}, ("src", "terms"), strict, reference,
-    "MTT: German to English translation that uses the given terminology"))
+    "MTT: German to English translation that uses the given terminology")

@@ -17,7 +17,7 @@ from nltk import Tree
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, InstanceError, reference_first_line, register, tick
+from ._core import FormatChecker, InstanceError, reference_first_line, tick
 from ._tagged import string_list
 
 CLAUSE = ("S", "SBAR", "SBARQ", "SINV", "SQ")
@@ -116,8 +116,8 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
     return tree.leaves() == _tokens(instance)
 
 
-register(FormatChecker(
+CHECKER = FormatChecker(
     "parse", {"bracket": "one well-bracketed tree", "leaves": "the sentence's tokens as leaves, in order",
               "preterminal": "a part-of-speech tag over each word", "label": "phrase and clause labels above"},
     (), strict, reference, "Parse: a Penn Treebank constituency tree of the sentence",
-    input_fields=("sentence", "tokens")))
+    input_fields=("sentence", "tokens"))

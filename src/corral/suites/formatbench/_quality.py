@@ -25,15 +25,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import regex
 
 from corral.metrics import bleu_stats, bracket_stats, f1_stats, normalize_squad, read_tree, squad_f1
 from corral.metrics import labelled_brackets as metric_brackets
-
-Quality = Callable[[Mapping[str, Any], str], dict[str, float]]
 
 KEEP_PUNCTUATION: frozenset[str] = frozenset()
 """Parse F1 keeps punctuation words in the spans (its pinned figures count them), unlike EVALB's COLLINS.prm."""
@@ -123,16 +121,3 @@ def acrow_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
 
 def ftime_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
     return {"ftime_exact": float(answer.strip() == str(instance["gold"]).strip())}
-
-
-def agent_quality(instance: Mapping[str, Any], answer: str) -> dict[str, float]:
-    from ._agent import agent_quality as score
-
-    return score(instance, answer)
-
-
-QUALITY: dict[str, Quality] = {
-    "mcq": mcq_quality, "eqa": eqa_quality, "ner": ner_quality, "parse": parse_quality, "capseg": capseg_quality,
-    "mtt": mtt_quality, "acrow": acrow_quality, "ftime": ftime_quality, "agent": agent_quality,
-}
-"""The quality metric of each task; XDL has none."""

@@ -18,7 +18,7 @@ import regex
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, reference_first_line, register, tick
+from ._core import FormatChecker, reference_first_line, tick
 
 _LETTER = regex.compile(r"\p{L}|\p{N}")
 
@@ -159,14 +159,14 @@ def acrow_reference(instance: Mapping[str, Any], output: str) -> bool:
     return "".join(line[0] for line in lines).lower() == str(instance["target"]).lower()
 
 
-register(FormatChecker(
+MCQ = FormatChecker(
     "mcq", {"label": "exactly one legal label"}, ("labels",), mcq_strict, mcq_reference,
-    "MCQ: answer with one label of a fixed set"))
-register(FormatChecker(
+    "MCQ: answer with one label of a fixed set")
+EQA = FormatChecker(
     "eqa", {"nonempty": "a non-empty answer", "span": "copied from the passage",
             "boundary": "whole words of the passage"}, ("context",), eqa_strict, eqa_reference,
-    "EQA: answer with a span of the passage"))
-register(FormatChecker(
+    "EQA: answer with a span of the passage")
+ACROW = FormatChecker(
     "acrow", {"letters": "each line begins with the target's next letter",
               "lines": "one non-empty line per letter"}, ("target",), acrow_strict, acrow_reference,
-    "AcroW: an acrostic poem whose first letters spell the target"))
+    "AcroW: an acrostic poem whose first letters spell the target")

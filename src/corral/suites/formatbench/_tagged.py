@@ -26,7 +26,7 @@ from typing import Any
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, InstanceError, reference_first_line, register, tick
+from ._core import FormatChecker, InstanceError, reference_first_line, tick
 
 DEFAULT_TAGS = ("PER", "ORG", "LOC", "MISC")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_-]*)>")
@@ -209,14 +209,14 @@ def capseg_reference(instance: Mapping[str, Any], output: str) -> bool:
     return True
 
 
-register(FormatChecker(
+NER = FormatChecker(
     "ner", {"label": "tags from the allowed set", "closed": "every tag opened and closed",
             "nesting": "no overlapping or nested entities", "empty": "no empty entity",
             "text": "the input text unchanged", "tagged": "entities marked when the text has some"}, (),
     ner_strict, ner_reference,
-    "NER: the input with entities marked by tags", input_fields=("text", "tokens")))
-register(FormatChecker(
+    "NER: the input with entities marked by tags", input_fields=("text", "tokens"))
+CAPSEG = FormatChecker(
     "capseg", {"markers": "only <eol> and <eob> added", "text": "the input text unchanged",
                "lines": "at most 2 lines per block", "length": "at most 42 characters per line",
                "block": "no empty block", "end": "ends with <eob>"}, ("text",), capseg_strict, capseg_reference,
-    "CapSeg: subtitle blocks and lines marked in a sentence"))
+    "CapSeg: subtitle blocks and lines marked in a sentence")

@@ -16,8 +16,8 @@ from typing import Any
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict
 
-from ._core import MODES, get_checker
-from ._grammars import enforcement_of, format_grammar
+from ._core import MODES, format_grammar, get_format_task
+from ._formats import TASKS
 from ._instances import load_instances, shipped_tasks
 from ._judge import AcrowJudge
 from ._prompts import (
@@ -28,12 +28,7 @@ from ._prompts import (
     alpaca_refinement,
     description,
 )
-from ._quality import QUALITY
 
-TASKS = ("mcq", "eqa", "ner", "parse", "capseg", "mtt", "acrow", "ftime", "agent", "xdl")
-MAX_TOKENS = {"mcq": 12, "eqa": 48, "ner": 256, "parse": 512, "capseg": 160, "mtt": 128, "acrow": 160,
-              "ftime": 48, "agent": 24, "xdl": 768}
-"""Token budgets: room for a gold answer of the longest shipped instance with a margin."""
 VERSION = "1"
 ALPACA_STOP = ("### ", "\nThe answer contains following format error")
 """Where a completion-style answer ends: the model going on to the next example or to a made-up checker reply."""
@@ -42,6 +37,7 @@ ALPACA_STOP = ("### ", "\nThe answer contains following format error")
 def _instances(template: str, shots: int) -> Iterator[TaskInstance]:
     shipped = set(shipped_tasks())
     for task in (task for task in TASKS if task in shipped):
+        spec = get_format_task(task)
         examples = list(load_instances(task, "fewshot"))[:shots]
         for row in load_instances(task, "test"):
             if template == "alpaca":
@@ -53,8 +49,8 @@ def _instances(template: str, shots: int) -> Iterator[TaskInstance]:
                                 {"role": "assistant", "content": shot["gold"]})
                 prompt = row["input"]
             yield TaskInstance(id=row["id"], prompt=prompt, target=row,
-                               groups={"task": task, "enforcement": enforcement_of(task)},
-                               max_tokens=MAX_TOKENS[task], reference=row.get("gold"),
+                               groups={"task": task, "enforcement": spec.enforcement},
+                               max_tokens=spec.max_tokens, reference=row.get("gold"),
                                context=context)  # type: ignore[arg-type]
 
 
@@ -81,12 +77,12 @@ def formatbench(checker_mode: str, template: str, thoughts: bool, shots: int, ju
 
     def check(instance: TaskInstance, answer: str) -> Verdict:
         row: Mapping[str, Any] = instance.target
-        return get_checker(row["task"]).check(row, answer, checker_mode)  # type: ignore[arg-type]
+        return get_format_task(row["task"]).checker.check(row, answer, checker_mode)  # type: ignore[arg-type]
 
     rater = AcrowJudge(judge, judge_base_url) if judge else None
 
     def quality(instance: TaskInstance, answer: str) -> dict[str, float]:
-        metric = QUALITY.get(instance.target["task"])
+        metric = get_format_task(instance.target["task"]).quality
         values = metric(instance.target, answer) if metric is not None else {}
         if rater is not None and instance.target["task"] == "acrow":
             values |= rater.rate(instance.target, answer)

@@ -29,7 +29,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from corral.verdicts import Violation
 
-from ._core import FormatChecker, register
+from ._core import FormatChecker
 
 MAX_CHARS = 1_000_000  # larger outputs are not parsed
 MAX_DEPTH = 50  # deeper element nesting is not parsed (a procedure needs a handful of levels)
@@ -401,6 +401,6 @@ def reference(instance: Mapping[str, Any], output: str) -> bool:
     return True
 
 
-register(FormatChecker(
+CHECKER = FormatChecker(
     "xdl", RULES, (), strict, reference,
-    "XDL: a chemistry procedure as an XDL document (Hardware, Reagents, Procedure of known actions)"))
+    "XDL: a chemistry procedure as an XDL document (Hardware, Reagents, Procedure of known actions)")
