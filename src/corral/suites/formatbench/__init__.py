@@ -16,7 +16,9 @@ from ._core import (
            format_grammar,
            get_checker,
            get_format_task,
+           look,
            register_format_task,
+           tick,
 )
 from ._formats import FORMAT_TASKS, TASKS
 from ._grammars import FormatGrammar
@@ -108,6 +110,7 @@ __all__ = [
            "labelled_brackets",
            "line_starts",
            "load_instances",
+    "look",
            "mcq_quality",
            "mtt_quality",
            "nearest_commands",
@@ -119,6 +122,7 @@ __all__ = [
            "register_format_task",
            "shipped_tasks",
            "tagged_entities",
+    "tick",
            "validate_row",
            "write_instances",
 ]
