@@ -3,6 +3,7 @@ resumable run directories, the shared response cache, metrics (success, pass@k, 
 
 from ._batch import PARALLEL_FROM_LINES, check_lines
 from ._cache import ResponseCache, default_cache_path
+from ._chains import Chain, chains_of
 from ._fingerprint import grammar_fingerprint
 from ._lock import LOCK_FILE, run_lock
 from ._metrics import aggregate_quality, pass_at_k, summarize
@@ -53,6 +54,7 @@ __all__ = [
     "PARALLEL_FROM_LINES",
     "RERANK_SEED_STRIDE",
     "SEED_MAX",
+    "Chain",
     "Counts",
     "DecodingStrategy",
     "EvalSpec",
@@ -74,6 +76,7 @@ __all__ = [
     "ZeroQuality",
     "aggregate_quality",
     "cache_model_id",
+    "chains_of",
     "check_lines",
     "choose_candidate",
     "default_cache_path",

@@ -24,6 +24,7 @@ from typing import Any, get_args
 
 from corral.verdicts import most_violated
 
+from ._chains import Chain, chains_of
 from ._records import RunConfig, SampleDecoding, SampleRecord
 from ._summary import Summary
 
@@ -61,39 +62,40 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord], runtimes: Sequ
     for record in records:
         if record.instance in selected and 0 <= record.sample < n and 0 <= record.round <= rounds:
             kept[record.key] = record
-    chains: dict[tuple[str, int], dict[int, SampleRecord]] = defaultdict(dict)
-    for (instance, sample, round_), record in kept.items():
-        chains[instance, sample][round_] = record
+    chains = chains_of(kept.values(), config.stop_on_repeat)
+    empty = Chain(stop_on_repeat=config.stop_on_repeat)
     first = [record for record in kept.values() if record.round == 0]
 
     # instances with all n first attempts; their groups come from those records
-    done = [i for i in config.instances if n > 0 and all(0 in chains.get((i, s), {}) for s in range(n))]
-    passed0 = {i: sum(chains[i, s][0].passed_as_written for s in range(n)) for i in done}
+    done = [i for i in config.instances if n > 0 and all(chains.get((i, s), empty).first for s in range(n))]
+    firsts = {i: [chains[i, s].first for s in range(n)] for i in done}
+    passed0 = {i: sum(record.passed_as_written for record in firsts[i] if record) for i in done}
     rate0 = {i: passed0[i] / n for i in done}
-    rate0_closing = {i: sum(chains[i, s][0].passed for s in range(n)) / n for i in done}
+    rate0_closing = {i: sum(record.passed for record in firsts[i] if record) / n for i in done}
     groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for i in done:
-        for key, value in chains[i, 0][0].groups.items():
+        for key, value in chains[i, 0].rounds[0].groups.items():
             groups[key][value].append(i)
 
-    stop = config.stop_on_repeat
-
     def rounds_of(members: Sequence[str], closing: bool = False) -> list[dict[str, Any]]:
-        """Per round: cumulative success over ``members`` (as written; with closed passes when ``closing``), and the
-        quality of each sample's latest answer."""
+        """Per round: cumulative success over ``members`` (as written; with closed passes when ``closing``): an
+        instance's share of samples solved by then, once every sample's outcome is known; and the quality of each
+        sample's latest answer."""
         out = []
         for r in range(rounds + 1):
-            rates = [rate for i in members if (rate := _solved_by(chains, i, n, r, stop, closing)) is not None]
-            latest = [chain[max(q for q in chain if q <= r)] for i in members for s in range(n)
-                      if (chain := chains[i, s])]
+            outcomes = {i: [chains[i, s].solved_by(r, closing) for s in range(n)] for i in members}
+            rates = [sum(map(bool, known)) / n for known in outcomes.values() if None not in known]
+            latest = [record for i in members for s in range(n) if (record := chains[i, s].latest(r))]
             out.append({"round": r, **mean_se(rates), "quality": aggregate_quality(latest)})
         return out
+
+    def first_of(members: Sequence[str]) -> list[SampleRecord]:
+        return [chains[i, s].rounds[0] for i in members for s in range(n)]
 
     by_round = rounds_of(done)
     final_closing = rounds_of(done, closing=True)[-1]
 
-    complete = all(_chain_complete(chains.get((i, s), {}), rounds, stop)
-                   for i in config.instances for s in range(n))
+    complete = all(chains.get((i, s), empty).complete(rounds) for i in config.instances for s in range(n))
     complete = complete and not any(record.finish_reason == "error" for record in kept.values())
 
     return Summary.model_validate({
@@ -144,19 +146,17 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord], runtimes: Sequ
         "seconds": float(sum(record.seconds for record in kept.values())),
         "quality": aggregate_quality(first),
         "passed_with_zero_quality": _passed_with_zero_quality(first),
-        "by_group_quality": {key: {value: aggregate_quality([chains[i, s][0] for i in members for s in range(n)])
+        "by_group_quality": {key: {value: aggregate_quality(first_of(members))
                                    for value, members in sorted(groups[key].items())}
                              for key in sorted(groups)},
-        "by_group_zero_quality": {key: {value: _passed_with_zero_quality([chains[i, s][0] for i in members
-                                                                          for s in range(n)])
+        "by_group_zero_quality": {key: {value: _passed_with_zero_quality(first_of(members))
                                         for value, members in sorted(groups[key].items())}
                                   for key in sorted(groups)},
         "by_group_round": {key: {value: rounds_of(members) for value, members in sorted(groups[key].items())}
                            for key in sorted(groups)} if rounds else {},
-        "fluency": fluency_block([chain[max(chain)] for chain in chains.values() if chain]),
+        "fluency": fluency_block([record for chain in chains.values() if (record := chain.final)]),
         "violated_rules": violated_rules(first),
-        "by_group_violated_rules": {key: {value: violated_rules([chains[i, s][0] for i in members for s in range(n)],
-                                                                top=5)
+        "by_group_violated_rules": {key: {value: violated_rules(first_of(members), top=5)
                                           for value, members in sorted(groups[key].items())}
                                     for key in sorted(groups)},
     })
@@ -216,35 +216,6 @@ def _record_metric(record: SampleRecord, metric: str) -> float:
     """One record's value of ``metric`` (its statistics aggregated alone)."""
     return aggregate_quality([record.model_copy(update={"quality": {
         k: v for k, v in record.quality.items() if (k.split("@", 1)[0] if "@" in k else k) == metric}})])[metric]
-
-
-def _solved_by(chains: dict[tuple[str, int], dict[int, SampleRecord]], instance: str, n: int,
-               r: int, stop_on_repeat: bool = False, closing: bool = False) -> float | None:
-    """The fraction of the instance's samples that passed as written (or, with ``closing``, passed at all) at some
-    round <= r; None while a sample that has not passed yet lacks one of those rounds (its outcome by round r is
-    not known) and its chain has not ended."""
-    solved = 0
-    for s in range(n):
-        chain = chains[instance, s]
-        if any(chain[q].passed if closing else chain[q].passed_as_written for q in range(r + 1) if q in chain):
-            solved += 1
-            continue
-        for q in range(r + 1):
-            if q not in chain:
-                return None
-            if chain[q].ends_chain(stop_on_repeat):
-                break
-    return solved / n
-
-
-def _chain_complete(chain: dict[int, SampleRecord], rounds: int, stop_on_repeat: bool = False) -> bool:
-    """Whether a sample's rounds run from 0 until the round that ends its chain or the last round."""
-    for r in range(rounds + 1):
-        if r not in chain:
-            return False
-        if chain[r].ends_chain(stop_on_repeat):
-            return True
-    return True
 
 
 def _decoding_counts(records: Iterable[SampleRecord]) -> dict[str, int]:

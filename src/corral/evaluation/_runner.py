@@ -36,6 +36,7 @@ from corral.models import Completion, Likelihood, Model, Request, parse_spec, sc
 from corral.tasks import Task, TaskInstance, get_task, select
 
 from ._cache import ResponseCache
+from ._chains import Chain
 from ._fingerprint import grammar_fingerprint
 from ._lock import LOCK_FILE, run_lock
 from ._metrics import summarize
@@ -191,7 +192,7 @@ def _run(planned: RunPlan, run: Path, loaded_model: Model | None, cache: Respons
                     batch = [_Work(inst, s, round_, _messages(task, inst, done, s, round_),
                                    tuple(done[inst.id, s, q].answer for q in range(round_)))
                              for inst, s in chains[start:start + size]
-                             if (inst.id, s, round_) not in done and _needs(config, done, inst.id, s, round_)]
+                             if (inst.id, s, round_) not in done and _chain(config, done, inst.id, s).needs(round_)]
                     if not batch:
                         continue
                     records = _generate(task, config, batch, the_model, cache, grammars, run)
@@ -308,27 +309,17 @@ def _last_line_end(stream: BinaryIO, block: int = 1 << 20) -> int | None:
     return None if end == 0 else 0
 
 
-def _needs(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord], instance: str, sample: int,
-           round_: int) -> bool:
-    """Round 0 always; a later round only if the previous one exists and did not end the chain."""
-    if round_ == 0:
-        return True
-    previous = done.get((instance, sample, round_ - 1))
-    return previous is not None and not previous.ends_chain(config.stop_on_repeat)
+def _chain(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord], instance: str,
+           sample: int) -> Chain:
+    """The written rounds of one sample of the run."""
+    rounds = {r: record for r in range(config.rounds + 1) if (record := done.get((instance, sample, r)))}
+    return Chain(rounds, config.stop_on_repeat)
 
 
 def _expected(config: RunConfig, done: Mapping[tuple[str, int, int], SampleRecord]) -> int:
     """Records the run will hold when finished, as far as known now (a chain's length depends on its passes)."""
-    total = 0
-    for instance in config.instances:
-        for s in range(config.samples):
-            total += 1
-            for r in range(config.rounds):
-                record = done.get((instance, s, r))
-                if record is not None and record.ends_chain(config.stop_on_repeat):
-                    break
-                total += 1
-    return total
+    return sum(_chain(config, done, instance, s).expected(config.rounds)
+               for instance in config.instances for s in range(config.samples))
 
 
 def _messages(task: Task, instance: TaskInstance, done: Mapping[tuple[str, int, int], SampleRecord], sample: int,

@@ -15,6 +15,7 @@ from pathlib import Path
 from corral.files import open_output
 from corral.models import Model, Request, score_texts
 
+from ._chains import chains_of
 from ._records import LIKELIHOODS_FILE, LikelihoodLine, RunConfig, SampleRecord, append_likelihoods
 
 Key = tuple[str, int, int]
@@ -23,13 +24,9 @@ Key = tuple[str, int, int]
 def final_records(config: RunConfig, done: MutableMapping[Key, SampleRecord]) -> list[SampleRecord]:
     """Each selected sample's latest record within the run's rounds: the output a sample ends with."""
     selected = set(config.instances)
-    latest: dict[tuple[str, int], SampleRecord] = {}
-    for record in done.values():
-        if record.instance in selected and record.sample < config.samples and record.round <= config.rounds:
-            chain = (record.instance, record.sample)
-            if chain not in latest or latest[chain].round < record.round:
-                latest[chain] = record
-    return [latest[chain] for chain in sorted(latest)]
+    chains = chains_of(record for record in done.values() if record.instance in selected
+                       and record.sample < config.samples and record.round <= config.rounds)
+    return [record for key in sorted(chains) if (record := chains[key].final)]
 
 
 def score_finals(run: Path, config: RunConfig, done: MutableMapping[Key, SampleRecord],
