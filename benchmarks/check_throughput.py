@@ -26,9 +26,7 @@ from pathlib import Path
 
 from corral.constraints import check
 from corral.jsonl import read_jsonl
-from corral.registry import profiles
 from corral.suites.collie import constraint_for
-from corral.text import _collie_v1, get_profile
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "collie" / "generations_dev.jsonl"
 
@@ -75,9 +73,6 @@ def main() -> None:
     rows = read_jsonl(args.data)
     texts = [r["text"] for r in rows]
     constraints = [constraint_for(r["code"], r["targets"]) for r in rows]
-    if "collie-v1-nltk" not in profiles:
-        profiles.register("collie-v1-nltk", func=dataclasses.replace(
-            get_profile("collie-v1"), name="collie-v1-nltk", split=_collie_v1.reference_split))
     nltk_constraints = [dataclasses.replace(c, profile="collie-v1-nltk") for c in constraints]
 
     checkers: dict[str, Callable[[], list[bool]]] = {

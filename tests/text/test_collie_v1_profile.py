@@ -6,10 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.text import Level, Segmentation, get_profile, segment
-from corral.text._collie_v1 import reference_split, split  # the fast profile against the NLTK pipeline it replaces
 
 LEVELS = [Level.CHAR, Level.WORD, Level.SENTENCE, Level.PARAGRAPH, Level.PASSAGE]
 PROFILE = get_profile("collie-v1")
+split = PROFILE.split
+reference_split = get_profile("collie-v1-nltk").split  # the same rules on nltk, the library the fast path replaces
 
 
 def values(units):

@@ -15,7 +15,7 @@ def _register_builtin_profiles() -> None:
 
     from . import _collie_v1, _default, _ifeval_v1
 
-    for profile in (_default.PROFILE, _collie_v1.PROFILE, _ifeval_v1.PROFILE):
+    for profile in (_default.PROFILE, _collie_v1.PROFILE, _collie_v1.NLTK_PROFILE, _ifeval_v1.PROFILE):
         if profile.name not in profiles:
             register_profile(profile)
 

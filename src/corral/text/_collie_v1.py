@@ -14,7 +14,8 @@ COLLIE-v1's published verdicts come from these rules, so benchmark conformance n
 
 nltk itself is too slow for bulk checking (about 900 texts/s for both levels), so the splitting runs on
 Corral's own exact reimplementations (``_punkt_fast``, ``_treebank_fast``), which are differentially tested
-against nltk; ``reference_split`` keeps the nltk path for those tests.
+against nltk; the ``collie-v1-nltk`` profile keeps the nltk path (the same rules, slow: the ground truth of those
+tests and of the throughput benchmark).
 """
 
 from __future__ import annotations
@@ -146,6 +147,17 @@ PROFILE = Profile(
         "punctuation-insensitive string matching."
     ),
     split=split,
+    normalize=normalize,
+    normalize_all=normalize_all,
+)
+
+NLTK_PROFILE = Profile(
+    name="collie-v1-nltk",
+    description=(
+        "collie-v1's rules on nltk itself (untrained PunktSentenceTokenizer, NLTKWordTokenizer): the same units as "
+        "collie-v1, several times slower (docs/performance.md); the ground truth its tokenizers are tested against."
+    ),
+    split=reference_split,
     normalize=normalize,
     normalize_all=normalize_all,
 )
