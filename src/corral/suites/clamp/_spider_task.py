@@ -114,7 +114,7 @@ def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
     suite = spider_suite(db_id)
     ran = run_query(suite[0], answer, max_rows=1)
     return {"execution": float(ran.ok and execution_match(answer, gold, suite).correct),
-            "exact_set": float(exact_set_match(answer, gold)), "valid": float(ran.ok),
+            "exact_set": float(exact_set_match(answer, gold, spider_schemas()[db_id])), "valid": float(ran.ok),
             "parses": float(ran.ok or not (ran.error or "").startswith(_SYNTAX)),
             "schema_names": float(schema_names_only(answer, spider_schemas()[db_id]))}
 
