@@ -130,7 +130,7 @@ class FormatTask:
     """One FormatBench task, whole: its checker, the description its prompts give, its token budget, its grammar
     builder (None: decoded freely) with the rules that grammar leaves to the checker, its quality metric and the
     instance fields its description names (``{labels}``). Registered once (``register_format_task``), so that a new
-    task is one call in one file (or a plug-in's entry point in the ``corral.format_tasks`` group)."""
+    task is one call in one file (or a plug-in's entry point in the ``corral_format_tasks`` group)."""
 
     checker: FormatChecker
     description: str

@@ -5,7 +5,7 @@ Why one table: a task's parts used to be registered in four places (a catalogue 
 builders, a dict of quality metrics, a dict of descriptions) and its budget in a fifth, so adding a task meant
 finding all five. The parts are still written beside their kind (checkers in ``_simple``, ``_tagged``, ...; grammars
 in ``_grammars_*``; metrics in ``_quality``); this table is where a task is put together. A task from outside
-Corral calls ``register_format_task`` in its own module (or names it under the ``corral.format_tasks`` entry-point
+Corral calls ``register_format_task`` in its own module (or names it under the ``corral_format_tasks`` entry-point
 group); nothing here changes.
 """
 
