@@ -23,6 +23,10 @@ sources give the same bytes.
     question``: ``id``, ``db_id``, the English question and the gold SQL as Spider writes it). See
     ``spider_rows``.
 
+``cosql_dev.jsonl.gz`` (CoSQL's development set, CC BY-SA 4.0)
+    One row per turn with SQL (``kind: turn``: ``id``, ``dialogue``, ``turn``, ``db_id``, the utterance and the gold
+    SQL as CoSQL writes it), over the same 20 databases as Spider's dev set. See ``cosql_rows``.
+
 ``benchclamp_sql_grammar.jsonl.gz`` (BenchCLAMP's SQLite SCFG, MIT)
     The six ``sql_grammar/*.scfg`` files as ``{"file", "text"}`` rows (``sql_grammar_rows``).
 
@@ -214,6 +218,31 @@ def spider_rows(shared: Path) -> list[dict[str, Any]]:
     return rows
 
 
+COSQL_FILE = "cosql_dev.jsonl.gz"
+
+
+def cosql_rows(shared: Path) -> list[dict[str, Any]]:
+    """CoSQL's development set, one row per turn with SQL, dialogues in file order: ``{"kind": "turn", "id",
+    "part", "dialogue", "turn", "db_id", "utterance", "query"}`` (``cosql-dev-000-00``: dialogue and turn by
+    position). Its databases are Spider's 20 dev databases, whose schemas ``spider_rows`` ships; a turn over another
+    database stops the build. CoSQL's file writes its queries tokenised, and 24 of them split an operator (``> =``,
+    ``! =``), which SQLite refuses: those are joined (``>=``, ``!=``); nothing else is changed (one gold query with
+    an unmatched parenthesis stays as it is)."""
+    folder = shared / "cosql"
+    with gzip.open(folder / "dev.json.gz", "rt", encoding="utf-8") as f:
+        dialogues = json.load(f)
+    known = {row["db_id"] for row in spider_rows(shared) if row["kind"] == "schema"}
+    rows: list[dict[str, Any]] = []
+    for d, dialogue in enumerate(dialogues):
+        if dialogue["database_id"] not in known:
+            raise SystemExit(f"CoSQL dialogue {d} is over {dialogue['database_id']!r}, not a Spider dev database")
+        for t, turn in enumerate(dialogue["interaction"]):
+            rows.append({"kind": "turn", "id": f"cosql-dev-{d:03d}-{t:02d}", "part": "dev",
+                         "dialogue": f"cosql-dev-{d:03d}", "turn": t, "db_id": dialogue["database_id"],
+                         "utterance": turn["utterance"], "query": re.sub(r"([<>!])\s+=", r"\1=", turn["query"])})
+    return rows
+
+
 SQL_GRAMMAR_FILE = "benchclamp_sql_grammar.jsonl.gz"
 
 
@@ -237,7 +266,7 @@ def calflow_grammar_rows(shared: Path) -> list[dict[str, Any]]:
 
 
 BUILDERS = {GUM_FILE: gum_rows, EWT_FILE: ewt_rows, CALFLOW_FILE: calflow_rows, SPIDER_FILE: spider_rows,
-            SQL_GRAMMAR_FILE: sql_grammar_rows, CALFLOW_GRAMMAR_FILE: calflow_grammar_rows}
+            COSQL_FILE: cosql_rows, SQL_GRAMMAR_FILE: sql_grammar_rows, CALFLOW_GRAMMAR_FILE: calflow_grammar_rows}
 
 
 def main(shared: Path, out: Path = OUT) -> list[tuple[Path, list[dict[str, Any]]]]:

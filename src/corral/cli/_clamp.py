@@ -10,6 +10,7 @@ from rich.table import Table
 from corral.suites.clamp import (
     CALFLOW_SPLITS,
     benchclamp_lispress_coverage,
+    cosql_coverage,
     coverage,
     lispress_coverage,
     spider_coverage,
@@ -39,6 +40,7 @@ def clamp_coverage(
     found_all += [lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
     found_all += [benchclamp_lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
     found_all.append(spider_coverage(limit))
+    found_all.append(cosql_coverage(limit))
     for found in found_all:
         dataset = found.dataset if found.dataset != "smcalflow" else f"smcalflow {found.part}"
         why = ", ".join(f"{reason} {count}" for reason, count in found.reasons) or "—"

@@ -8,7 +8,8 @@ which keeps sacrebleu's 0-100.
 
 - ``_text``: SQuAD F1, BLEU, and the ``micro_f1``, ``macro_f1`` and ``bleu`` aggregates.
 - ``_brackets``: EVALB labelled bracket F1 (COLLINS.prm) for constituency trees, micro-averaged by ``micro_f1``.
-- ``_attachment``: the BenchCLAMP dependency output forms and LAS/UAS, micro-averaged by the ``ratio`` aggregate.
+- ``_attachment``: the BenchCLAMP dependency output forms and LAS/UAS, micro-averaged by the ``ratio`` aggregate;
+  the ``all_of`` aggregate (the share of groups, such as CoSQL's dialogues, whose every item is correct).
 - ``_fluency``: whether outputs are still language (non-word share, triple repeats, distinct-2, NLL per token
   under the unconstrained model). These are figures of a whole run, not of a task, so they are no quality key:
   every run summary carries them as its ``fluency`` block (``corral.evaluation.summarize``).
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 from ._attachment import (
     ROOT_HEAD,
+    all_of,
+    all_of_stats,
     attachment_stats,
     ratio,
     read_indexed,
@@ -71,6 +74,8 @@ __all__ = [
     "PUNCTUATION_TAGS",
     "ROOT_HEAD",
     "WRAPPER_LABELS",
+    "all_of",
+    "all_of_stats",
     "attachment_stats",
     "bleu_signature",
     "bleu_stats",

@@ -172,3 +172,18 @@ def ratio(stats: dict[str, float]) -> float:
     as ``micro_f1`` is when there is nothing to find."""
     total = stats.get("total", 0.0)
     return stats.get("correct", 0.0) / total if total else 1.0
+
+
+@quality_aggregates.register("all_of")
+def all_of(stats: dict[str, float]) -> float:
+    """The share of groups whose every item is correct, from ``{group}/correct`` and ``{group}/total`` sums
+    (CoSQL's interaction-level accuracy: a dialogue counts when all its turns do); 1.0 with no group."""
+    totals = {key[:-len("/total")]: value for key, value in stats.items() if key.endswith("/total")}
+    if not totals:
+        return 1.0
+    return sum(stats.get(f"{group}/correct", 0.0) == total for group, total in totals.items()) / len(totals)
+
+
+def all_of_stats(metric: str, group: str, correct: bool) -> dict[str, float]:
+    """One item's statistics for an ``all_of`` metric: ``{metric}@all_of:{group}/correct`` and ``/total``."""
+    return {f"{metric}@all_of:{group}/correct": float(correct), f"{metric}@all_of:{group}/total": 1.0}

@@ -21,7 +21,16 @@ from ._calflow_grammar import (
     type_nonterminal,
     without_leading_space,
 )
-from ._coverage import Coverage, benchclamp_lispress_coverage, coverage, lispress_coverage, spider_coverage
+from ._cosql import CosqlTurn, cosql_turns
+from ._cosql_task import clamp_cosql, cosql_quality
+from ._coverage import (
+    Coverage,
+    benchclamp_lispress_coverage,
+    cosql_coverage,
+    coverage,
+    lispress_coverage,
+    spider_coverage,
+)
 from ._data import (
     DATASETS,
     SPLITS,
@@ -58,6 +67,7 @@ __all__ = [
     "SPLITS",
     "CalflowSplit",
     "CalflowTurn",
+    "CosqlTurn",
     "Coverage",
     "Group",
     "LispressError",
@@ -78,10 +88,14 @@ __all__ = [
     "check_sql",
     "check_tree",
     "clamp_constituency",
+    "clamp_cosql",
     "clamp_dependency",
     "clamp_lispress",
     "clamp_spider",
     "constituent_labels",
+    "cosql_coverage",
+    "cosql_quality",
+    "cosql_turns",
     "coverage",
     "dependency_grammar",
     "exact_set_match",

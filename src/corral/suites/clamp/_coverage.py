@@ -81,6 +81,21 @@ def spider_coverage(limit: int | None = None) -> Coverage:
     return Coverage("spider", "dev", "sql", len(questions), covered, (("grammar", missed),) if missed else ())
 
 
+def cosql_coverage(limit: int | None = None) -> Coverage:
+    """How many CoSQL dev gold queries the SQLite grammar of their own database accepts."""
+    from corral.grammars import accepts
+
+    from ._cosql import cosql_turns
+    from ._spider import spider_schemas
+    from ._sql_grammar import sql_grammar
+
+    turns = cosql_turns()[:limit]
+    schemas = spider_schemas()
+    covered = sum(accepts(sql_grammar(schemas[t.db_id]), t.query) for t in turns)
+    missed = len(turns) - covered
+    return Coverage("cosql", "dev", "sql", len(turns), covered, (("grammar", missed),) if missed else ())
+
+
 def benchclamp_lispress_coverage(split: str, limit: int | None = None, numbers: str = "benchclamp") -> Coverage:
     """How many of ``split``'s gold programs BenchCLAMP's rebuilt grammar (``_calflow_grammar``) accepts (compare
     ``lispress_coverage``, the grammar induced from the split's examples)."""

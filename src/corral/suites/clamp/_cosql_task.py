@@ -1,0 +1,88 @@
+"""``clamp-cosql``: CoSQL's conversational text-to-SQL on Corral's runner, free or constrained by the SQLite grammar of
+the dialogue's database, judged as ``clamp-spider`` is.
+
+Each turn is one instance. Its utterance is BenchCLAMP's ``c | d | u`` form: the dialogue's earlier utterances
+(oldest first), the database and its schema, then the turn's own utterance, after few-shot turns retrieved by BM25
+from the *other* 19 databases' dialogues within ``budget`` tokens, best match last. The check (the answer runs on
+the database) and the quality (test-suite ``execution``, ``exact_set``, ``valid``, ``parses``, ``schema_names``)
+are ``clamp-spider``'s; the test suites are Spider's, distilled from Spider's dev queries over the same databases.
+CoSQL's two leaderboard figures are the summary's ``execution`` and ``exact_set`` (question level, over turns) and
+``interaction_execution`` and ``interaction_exact_set`` (interaction level: the share of dialogues all of whose
+selected turns are right; a run over part of a dialogue counts that part).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from corral.metrics import all_of_stats
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+
+from ._cosql import CosqlTurn, cosql_turns
+from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._spider import spider_schemas
+from ._spider_task import check_sql, sql_quality
+from ._sql_grammar import sql_grammar
+
+VERSION = "1"
+
+
+def render_turn(turn: CosqlTurn) -> str:
+    """The turn's utterance in BenchCLAMP's ``c | d | u`` form."""
+    schema = spider_schemas()[turn.db_id]
+    return " | ".join([*turn.context, turn.db_id, schema.describe(), turn.utterance])
+
+
+def render_pair(turn: CosqlTurn) -> str:
+    return f"Human: {render_turn(turn)}\nComputer: {turn.query}\n"
+
+
+def cosql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+    """``clamp-spider``'s quality, and each turn's share of its dialogue's interaction-level figures."""
+    values = sql_quality(instance, answer)
+    dialogue = instance.target["dialogue"]
+    return {**values,
+            **all_of_stats("interaction_execution", dialogue, values["execution"] == 1.0),
+            **all_of_stats("interaction_exact_set", dialogue, values["exact_set"] == 1.0)}
+
+
+def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
+    from corral.retrieval import Retriever
+
+    turns = cosql_turns()
+    retrievers: dict[str, Retriever] = {}
+    for turn in turns:
+        picked: list[CosqlTurn] = []
+        if shots > 0:
+            if turn.db_id not in retrievers:
+                retrievers[turn.db_id] = Retriever([t for t in turns if t.db_id != turn.db_id], retriever_method)
+            picked = retrievers[turn.db_id].select(turn.words, k=shots, budget_tokens=budget,
+                                                   count_tokens=count_tokens, render=render_pair)
+        pairs = "".join(render_pair(shot) for shot in picked)
+        yield TaskInstance(
+            id=turn.id,
+            prompt=f"{INSTRUCTION}\n\n{pairs}Human: {render_turn(turn)}\nComputer:",
+            target={"gold": turn.query, "db_id": turn.db_id, "dialogue": turn.dialogue},
+            groups={"dataset": "cosql", "split": "dev", "database": turn.db_id,
+                    "turn": str(turn.turn) if turn.turn < 4 else "4+"},
+            max_tokens=max_tokens(turn.query), reference=turn.query)
+
+
+@register_task("clamp-cosql", options=(
+    TaskOption("shots", int, 4, "few-shot turns from the other databases' dialogues, retrieved by BM25 (at most; "
+               "the budget may drop some)"),
+    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
+               "embeddings (slow)", choices=("bm25", "dense")),
+))
+def clamp_cosql(shots: int, budget: int, retriever: str) -> Task:
+    """CoSQL dev turns, each after its dialogue's earlier utterances, to SQLite queries."""
+    check_counts("clamp-cosql", shots, budget)
+    return Task(
+        name="clamp-cosql", version=VERSION,
+        instances=lambda: _instances(shots, budget, retriever),
+        check=check_sql, grammar=lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]),
+        template=PromptTemplate(), extract="first_line", quality=cosql_quality, stop=("\nHuman:",),
+        options={"stop": ["\nHuman:"]},
+        description="BenchCLAMP (Roy et al. 2023) CoSQL conversational text-to-SQL, question and interaction level",
+    )
