@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from corral.errors import InputError
+
 __all__ = ["MAX_PATTERN_CHARS", "MAX_PATTERN_SIZE", "PatternTooLarge", "bound_pattern"]
 
 MAX_PATTERN_CHARS = 2_000
@@ -30,8 +32,9 @@ _GROUP_PREFIX = re.compile(r"\?(?:P?<(?![=!])[^>]*>|'[^']*'|P=[^)]*|<[=!]|[=!>|]
 _BRACED_ESCAPES = frozenset("pPNx")  # \p{L}, \N{name}, \x{263a}: the braces are the escape's, not a repeat
 
 
-class PatternTooLarge(ValueError):
-    """A pattern past a bound; ``at`` is the 0-based offset in the pattern where the bound was passed."""
+class PatternTooLarge(InputError):
+    """A pattern past a bound; ``at`` is the 0-based offset in the pattern where the bound was passed (an input
+    error, and so a ``ValueError``)."""
 
     def __init__(self, message: str, at: int) -> None:
         super().__init__(message)

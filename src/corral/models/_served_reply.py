@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+from corral.errors import ModelError
 from corral.text import printable
 
 MAX_BODY_BYTES = 16 * 2**20
@@ -27,8 +28,9 @@ MAX_TOKEN_COUNT = 10**9
 """The largest token count believed in ``usage`` (no model's context comes near it)."""
 
 
-class HostileReply(Exception):
-    """A reply that breaks the protocol: too big, not JSON, too deep, or a field of the wrong type."""
+class HostileReply(ModelError):
+    """A reply that breaks the protocol: too big, not JSON, too deep, or a field of the wrong type (a model's
+    error: the server, not the caller, sent it)."""
 
 
 @dataclass(frozen=True)
