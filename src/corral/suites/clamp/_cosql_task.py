@@ -16,13 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from corral.metrics import all_of_stats
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, register_task
 
 from ._cosql import CosqlTurn, cosql_turns
-from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._prompting import INSTRUCTION, check_counts, max_tokens
 from ._spider import spider_schemas
-from ._spider_task import check_sql, sql_quality
-from ._sql_grammar import sql_grammar
+from ._spider_task import cross_database_shots, sql_options, sql_quality, sql_task
 
 VERSION = "1"
 
@@ -47,18 +46,7 @@ def cosql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
-    from corral.retrieval import Retriever
-
-    turns = cosql_turns()
-    retrievers: dict[str, Retriever] = {}
-    for turn in turns:
-        picked: list[CosqlTurn] = []
-        if shots > 0:
-            if turn.db_id not in retrievers:
-                retrievers[turn.db_id] = Retriever([t for t in turns if t.db_id != turn.db_id], retriever_method)
-            picked = retrievers[turn.db_id].select(turn.words, k=shots, budget_tokens=budget,
-                                                   count_tokens=count_tokens, render=render_pair)
-        pairs = "".join(render_pair(shot) for shot in picked)
+    for turn, pairs in cross_database_shots(cosql_turns(), shots, budget, retriever_method, render_pair):
         yield TaskInstance(
             id=turn.id,
             prompt=f"{INSTRUCTION}\n\n{pairs}Human: {render_turn(turn)}\nComputer:",
@@ -68,21 +56,9 @@ def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskI
             max_tokens=max_tokens(turn.query), reference=turn.query)
 
 
-@register_task("clamp-cosql", options=(
-    TaskOption("shots", int, 4, "few-shot turns from the other databases' dialogues, retrieved by BM25 (at most; "
-               "the budget may drop some)"),
-    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-               "embeddings (slow)", choices=("bm25", "dense")),
-))
+@register_task("clamp-cosql", options=sql_options(4, "turns"))
 def clamp_cosql(shots: int, budget: int, retriever: str) -> Task:
     """CoSQL dev turns, each after its dialogue's earlier utterances, to SQLite queries."""
     check_counts("clamp-cosql", shots, budget)
-    return Task(
-        name="clamp-cosql", version=VERSION,
-        instances=lambda: _instances(shots, budget, retriever),
-        check=check_sql, grammar=lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]),
-        template=PromptTemplate(), extract="first_line", quality=cosql_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) CoSQL conversational text-to-SQL, question and interaction level",
-    )
+    return sql_task("clamp-cosql", VERSION, lambda: _instances(shots, budget, retriever), cosql_quality,
+                    "BenchCLAMP (Roy et al. 2023) CoSQL conversational text-to-SQL, question and interaction level")

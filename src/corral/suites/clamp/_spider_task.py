@@ -23,12 +23,13 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from corral.paths import cache_dir
+from corral.retrieval import Example
 from corral.sql import SpiderSchema, exact_set_match, run_query, schema_names_only
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
@@ -120,22 +121,60 @@ def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------------- the task
-def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
+class _SqlExample(Example, Protocol):
+    """A retriever's example that names its database."""
+
+    @property
+    def db_id(self) -> str: ...
+
+
+E = TypeVar("E", bound=_SqlExample)
+
+
+def cross_database_shots(items: Sequence[E], shots: int, budget: int, method: str,
+                         render: Callable[[E], str]) -> Iterator[tuple[E, str]]:
+    """Each item with its few-shot block: up to ``shots`` items of the *other* databases (a text-to-SQL example over
+    the same tables would hand the model the names), ranked by ``method`` against its words, best match last,
+    within ``budget`` tokens, each written by ``render``."""
     from corral.retrieval import Retriever
 
-    questions = spider_questions()
-    schemas = spider_schemas()
     retrievers: dict[str, Retriever] = {}
-    for question in questions:
-        picked: list[SpiderQuestion] = []
+    for item in items:
+        picked: list[E] = []
         if shots > 0:
-            if question.db_id not in retrievers:
-                others = [q for q in questions if q.db_id != question.db_id]
-                retrievers[question.db_id] = Retriever(others, retriever_method)
-            picked = retrievers[question.db_id].select(
-                question.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
-                render=render_pair)
-        pairs = "".join(render_pair(shot) for shot in picked)
+            if item.db_id not in retrievers:
+                retrievers[item.db_id] = Retriever([x for x in items if x.db_id != item.db_id], method)
+            picked = retrievers[item.db_id].select(item.words, k=shots, budget_tokens=budget,
+                                                   count_tokens=count_tokens, render=render)
+        yield item, "".join(render(shot) for shot in picked)
+
+
+def sql_options(shots: int, examples: str) -> tuple[TaskOption, ...]:
+    """The options of a text-to-SQL task: ``shots`` (default given) of ``examples``, their budget, the retriever."""
+    return (
+        TaskOption("shots", int, shots, f"few-shot {examples} from the other databases, retrieved by BM25 (at most; "
+                   "the budget may drop some)"),
+        TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+        TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
+                   "embeddings (slow)", choices=("bm25", "dense")),
+    )
+
+
+def sql_task(name: str, version: str, instances: Callable[[], Iterator[TaskInstance]],
+             quality: Callable[[TaskInstance, str], dict[str, float]], description: str) -> Task:
+    """A text-to-SQL task over Spider's dev databases: each instance's database grammar, the validity check, a
+    completion-style prompt whose answer is the first line."""
+    return Task(
+        name=name, version=version, instances=instances,
+        check=check_sql, grammar=lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]),
+        template=PromptTemplate(), extract="first_line", quality=quality, stop=("\nHuman:",),
+        options={"stop": ["\nHuman:"]}, description=description,
+    )
+
+
+def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
+    schemas = spider_schemas()
+    for question, pairs in cross_database_shots(spider_questions(), shots, budget, retriever_method, render_pair):
         schema = schemas[question.db_id]
         yield TaskInstance(
             id=question.id,
@@ -145,21 +184,9 @@ def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskI
             max_tokens=max_tokens(question.query), reference=question.query)
 
 
-@register_task("clamp-spider", options=(
-    TaskOption("shots", int, 8, "few-shot examples from the other databases, retrieved by BM25 (at most; the budget "
-               "may drop some)"),
-    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-               "embeddings (slow)", choices=("bm25", "dense")),
-))
+@register_task("clamp-spider", options=sql_options(8, "examples"))
 def clamp_spider(shots: int, budget: int, retriever: str) -> Task:
     """Spider dev questions to SQLite queries, judged by test-suite execution and exact set match."""
     check_counts("clamp-spider", shots, budget)
-    return Task(
-        name="clamp-spider", version=VERSION,
-        instances=lambda: _instances(shots, budget, retriever),
-        check=check_sql, grammar=lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]),
-        template=PromptTemplate(), extract="first_line", quality=sql_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) Spider text-to-SQL, test-suite execution accuracy",
-    )
+    return sql_task("clamp-spider", VERSION, lambda: _instances(shots, budget, retriever), sql_quality,
+                    "BenchCLAMP (Roy et al. 2023) Spider text-to-SQL, test-suite execution accuracy")
