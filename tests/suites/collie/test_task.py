@@ -40,6 +40,6 @@ def test_selection_filters_per_group_and_limit():
     with pytest.raises(ValueError, match="has no 'language' groups; it has: source, structure"):
         select(task, {"language": ["en"]})
     with pytest.raises(RegistryError,
-                       match=r"unknown task .colie.; available: clamp-constituency, clamp-dependency, clamp-lispress, "
-                             "clamp-spider, collie"):
+                       match=r"unknown task .colie.; available: clamp-constituency, clamp-cosql, clamp-dependency, "
+                             "clamp-lispress, clamp-spider, collie"):
         get_task("colie")
