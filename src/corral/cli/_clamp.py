@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from corral.errors import InputError
 from corral.suites.clamp import (
     CALFLOW_SPLITS,
     benchclamp_lispress_coverage,
     cosql_coverage,
     coverage,
     lispress_coverage,
+    overnight_coverage,
     spider_coverage,
 )
 
@@ -27,11 +30,14 @@ def clamp_coverage(
     part: Annotated[str, typer.Option(help="train, dev or test.")] = "test",
     limit: Annotated[int | None, int_option(low=1, high=MAX_INSTANCES, help=(
         "At most this many examples per dataset."))] = None,
+    overnight: Annotated[Path | None, typer.Option(help=(
+        "The folder of Overnight's blocks files (not shipped): adds its test formulas against the grammar induced "
+        "from its pool."))] = None,
 ) -> None:
     """The share of each dataset's gold outputs its grammar accepts: per-sentence grammars for trees and both
     dependency forms (``--part``); for SMCalFlow's dev-100 and dev-200 turns, the Lispress grammar induced from the
     example pool and BenchCLAMP's own (rebuilt from its sources); for Spider's dev questions, the SQLite grammar of
-    each question's database."""
+    each question's database, and for CoSQL's turns; with ``--overnight``, Overnight blocks' test formulas."""
     if part not in ("train", "dev", "test"):
         raise fail(f"unknown part {part!r}; valid: train, dev, test")
     table = Table("dataset", "form", "examples", "covered", "coverage", "not covered")
@@ -41,6 +47,11 @@ def clamp_coverage(
     found_all += [benchclamp_lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
     found_all.append(spider_coverage(limit))
     found_all.append(cosql_coverage(limit))
+    if overnight is not None:
+        try:
+            found_all.append(overnight_coverage(str(overnight), limit))
+        except InputError as exc:
+            raise fail(str(exc)) from None
     for found in found_all:
         dataset = found.dataset if found.dataset != "smcalflow" else f"smcalflow {found.part}"
         why = ", ".join(f"{reason} {count}" for reason, count in found.reasons) or "—"

@@ -29,6 +29,7 @@ from ._coverage import (
     cosql_coverage,
     coverage,
     lispress_coverage,
+    overnight_coverage,
     spider_coverage,
 )
 from ._data import (
@@ -47,6 +48,15 @@ from ._data import (
 from ._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 from ._lispress_grammar import LispressGrammar, induce_lispress_grammar
 from ._lispress_task import check_lispress, clamp_lispress, lispress_quality, split_grammar
+from ._overnight import (
+    OVERNIGHT_PARTS,
+    OvernightExample,
+    OvernightSplit,
+    overnight_split,
+    read_examples,
+    simplify_formula,
+)
+from ._overnight_task import clamp_overnight, overnight_grammar
 from ._spider import SpiderQuestion, SpiderSchema, spider_questions, spider_schemas
 from ._spider_task import check_sql, clamp_spider, spider_suite, sql_quality, suite_folder
 from ._sql_grammar import LIST_LIMITS, name_rule, sql_grammar
@@ -64,6 +74,7 @@ __all__ = [
     "CALFLOW_SPLITS",
     "DATASETS",
     "LIST_LIMITS",
+    "OVERNIGHT_PARTS",
     "SPLITS",
     "CalflowSplit",
     "CalflowTurn",
@@ -72,6 +83,8 @@ __all__ = [
     "Group",
     "LispressError",
     "LispressGrammar",
+    "OvernightExample",
+    "OvernightSplit",
     "ParseExample",
     "QueryResult",
     "ScfgError",
@@ -91,6 +104,7 @@ __all__ = [
     "clamp_cosql",
     "clamp_dependency",
     "clamp_lispress",
+    "clamp_overnight",
     "clamp_spider",
     "constituent_labels",
     "cosql_coverage",
@@ -105,8 +119,12 @@ __all__ = [
     "lispress_quality",
     "load",
     "name_rule",
+    "overnight_coverage",
+    "overnight_grammar",
+    "overnight_split",
     "pos_tags",
     "prune_unused",
+    "read_examples",
     "read_lispress",
     "read_scfg",
     "read_signatures",
@@ -114,6 +132,7 @@ __all__ = [
     "run_query",
     "scfg_to_lark",
     "signature_rules",
+    "simplify_formula",
     "spider_coverage",
     "spider_questions",
     "spider_schemas",

@@ -96,6 +96,21 @@ def cosql_coverage(limit: int | None = None) -> Coverage:
     return Coverage("cosql", "dev", "sql", len(turns), covered, (("grammar", missed),) if missed else ())
 
 
+def overnight_coverage(folder: str, limit: int | None = None) -> Coverage:
+    """How many Overnight blocks test formulas the grammar induced from the pool accepts."""
+    from corral.grammars import accepts
+
+    from ._overnight import overnight_split
+    from ._overnight_task import overnight_grammar
+
+    examples = overnight_split(folder, "test").evaluated[:limit]
+    grammar = overnight_grammar(folder)
+    covered = sum(accepts(grammar, example.formula) for example in examples)
+    missed = len(examples) - covered
+    return Coverage("overnight-blocks", "test", "lambda-dcs", len(examples), covered,
+                    (("grammar", missed),) if missed else ())
+
+
 def benchclamp_lispress_coverage(split: str, limit: int | None = None, numbers: str = "benchclamp") -> Coverage:
     """How many of ``split``'s gold programs BenchCLAMP's rebuilt grammar (``_calflow_grammar``) accepts (compare
     ``lispress_coverage``, the grammar induced from the split's examples)."""

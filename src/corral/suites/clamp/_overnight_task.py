@@ -1,0 +1,81 @@
+"""``clamp-overnight``: Overnight blocks (utterance to lambda-DCS) on Corral's runner, free or constrained by a grammar
+induced from the example pool's formulas, as BenchCLAMP induces one (``_lispress_grammar``: formulas are
+s-expressions, so the same induction serves).
+
+The data is the user's (``-T data=FOLDER``, see ``_overnight``). The prompt is BenchCLAMP's few-shot template: up
+to ``shots`` pool examples retrieved by BM25 over the utterance, best match last. The checker judges
+well-formedness (one s-expression); the quality is ``exact_match`` of the simplified canonical formula and
+``well_formed``. Denotation accuracy, BenchCLAMP's figure, needs SEMPRE's SimpleWorld executor (Java); it is not
+reimplemented, so exact match is the figure, as BenchCLAMP's fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+
+from corral.grammars import Grammar
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+
+from ._lispress_grammar import induce_lispress_grammar
+from ._lispress_task import check_lispress, lispress_quality
+from ._overnight import OVERNIGHT_PARTS, OvernightExample, overnight_split
+from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+
+VERSION = "1"
+
+
+def render_example(example: OvernightExample) -> str:
+    return f"Human: {example.utterance}\nComputer: {example.formula}\n"
+
+
+@cache
+def overnight_grammar(folder: str) -> Grammar:
+    """The grammar induced from the pool's formulas (the same for dev and test: the pool is the same)."""
+    return induce_lispress_grammar(example.formula for example in overnight_split(folder, "test").examples).grammar
+
+
+def _instances(folder: str | None, eval_set: str, shots: int, budget: int, method: str) -> Iterator[TaskInstance]:
+    from corral.errors import InputError
+    from corral.retrieval import Retriever
+
+    if folder is None:
+        raise InputError("clamp-overnight needs -T data=FOLDER: the folder with Overnight's "
+                         "blocks.paraphrases.train.examples and .test.examples (SEMPRE's format, not shipped)")
+    chosen = overnight_split(folder, eval_set)
+    retriever = Retriever(chosen.examples, method) if shots > 0 else None
+    for example in chosen.evaluated:
+        picked = retriever.select(example.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
+                                  render=render_example) if retriever is not None else []
+        pairs = "".join(render_example(shot) for shot in picked)
+        yield TaskInstance(
+            id=example.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {example.utterance}\nComputer:",
+            target={"gold": example.formula, "data": folder},
+            groups={"dataset": "overnight-blocks", "split": eval_set},
+            max_tokens=max_tokens(example.formula), reference=example.formula)
+
+
+@register_task("clamp-overnight", options=(
+    TaskOption("data", str, None, "the folder holding Overnight's blocks.paraphrases.{train,test}.examples (SEMPRE's "
+               "format; not shipped: the data states no licence)"),
+    TaskOption("eval_set", str, "test", "test, or BenchCLAMP's dev (held out of the training set)",
+               choices=OVERNIGHT_PARTS),
+    TaskOption("shots", int, 20, "few-shot examples from the pool, retrieved by BM25 (at most; the budget may drop "
+               "some)"),
+    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
+               "embeddings (slow)", choices=("bm25", "dense")),
+))
+def clamp_overnight(data: str | None, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
+    """Overnight blocks utterances to simplified lambda-DCS formulas, exact match (the data read when the
+    instances are: a missing folder or file is one error then, before any model is loaded)."""
+    check_counts("clamp-overnight", shots, budget)
+    folder = None if data is None else str(data)
+    return Task(
+        name="clamp-overnight", version=VERSION,
+        instances=lambda: _instances(folder, eval_set, shots, budget, retriever),
+        check=check_lispress, grammar=lambda instance: overnight_grammar(instance.target["data"]),
+        template=PromptTemplate(), extract="first_line", quality=lispress_quality, stop=("\nHuman:",),
+        options={"stop": ["\nHuman:"]},
+        description="BenchCLAMP (Roy et al. 2023) Overnight blocks to lambda-DCS, exact match",
+    )
