@@ -19,9 +19,9 @@ from corral.metrics import all_of_stats
 from corral.tasks import Task, TaskInstance, register_task
 
 from ._cosql import CosqlTurn, cosql_turns
-from ._prompting import INSTRUCTION, check_counts, max_tokens
+from ._prompting import INSTRUCTION, check_counts, cross_database_shots, max_tokens
 from ._spider import spider_schemas
-from ._spider_task import cross_database_shots, sql_options, sql_quality, sql_task
+from ._spider_task import sql_options, sql_quality, sql_task
 
 VERSION = "1"
 

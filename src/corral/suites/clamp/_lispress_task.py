@@ -23,7 +23,7 @@ from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split
 from ._calflow_grammar import benchclamp_lispress_grammar
 from ._lispress import LispressError, lispress_match, read_lispress
 from ._lispress_grammar import induce_lispress_grammar
-from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
 
 VERSION = "1"
 
@@ -62,14 +62,8 @@ def lispress_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
-    from corral.retrieval import Retriever
-
     chosen = calflow_split(eval_set)
-    retriever = Retriever(chosen.examples, retriever_method) if shots > 0 else None
-    for turn in chosen.test:
-        picked = retriever.select(turn.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
-                                  render=render_turn, exclude_id=turn.id) if retriever is not None else []
-        pairs = "".join(render_turn(shot) for shot in picked)
+    for turn, pairs in pool_shots(chosen.examples, chosen.test, shots, budget, retriever_method, render_turn):
         yield TaskInstance(
             id=turn.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {turn.utterance}\nComputer:",
             target={"gold": turn.lispress, "split": eval_set},

@@ -20,7 +20,7 @@ from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, registe
 from ._lispress_grammar import induce_lispress_grammar
 from ._lispress_task import check_lispress, lispress_quality
 from ._overnight import OVERNIGHT_PARTS, OvernightExample, overnight_split
-from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
 
 VERSION = "1"
 
@@ -37,17 +37,12 @@ def overnight_grammar(folder: str) -> Grammar:
 
 def _instances(folder: str | None, eval_set: str, shots: int, budget: int, method: str) -> Iterator[TaskInstance]:
     from corral.errors import InputError
-    from corral.retrieval import Retriever
 
     if folder is None:
         raise InputError("clamp-overnight needs -T data=FOLDER: the folder with Overnight's "
                          "blocks.paraphrases.train.examples and .test.examples (SEMPRE's format, not shipped)")
     chosen = overnight_split(folder, eval_set)
-    retriever = Retriever(chosen.examples, method) if shots > 0 else None
-    for example in chosen.evaluated:
-        picked = retriever.select(example.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
-                                  render=render_example) if retriever is not None else []
-        pairs = "".join(render_example(shot) for shot in picked)
+    for example, pairs in pool_shots(chosen.examples, chosen.evaluated, shots, budget, method, render_example):
         yield TaskInstance(
             id=example.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {example.utterance}\nComputer:",
             target={"gold": example.formula, "data": folder},

@@ -1,9 +1,16 @@
 """What the clamp tasks' prompts share: the paper's instruction, the token estimate the example budget counts in,
-the room an output gets, and the check of the few-shot options."""
+the room an output gets, the check of the few-shot options, and the two ways few-shot examples are picked (from one
+pool, or from the other databases)."""
 
 from __future__ import annotations
 
-__all__ = ["CHARS_PER_TOKEN", "INSTRUCTION", "check_counts", "count_tokens", "max_tokens"]
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol, TypeVar
+
+from corral.retrieval import Example
+
+__all__ = ["CHARS_PER_TOKEN", "INSTRUCTION", "check_counts", "count_tokens", "cross_database_shots", "max_tokens",
+           "pool_shots"]
 
 INSTRUCTION = "Let's translate what a human user says into what a computer might say."
 CHARS_PER_TOKEN = 3
@@ -23,3 +30,45 @@ def max_tokens(gold: str) -> int:
 def check_counts(name: str, shots: int, budget: int) -> None:
     if shots < 0 or budget < 0:
         raise ValueError(f"{name}: shots and budget must be at least 0, got {shots} and {budget}")
+
+
+class _SqlExample(Example, Protocol):
+    """A retriever's example that names its database."""
+
+    @property
+    def db_id(self) -> str: ...
+
+
+E = TypeVar("E", bound=Example)
+S = TypeVar("S", bound=_SqlExample)
+
+
+def pool_shots(pool: Sequence[E], items: Sequence[E], shots: int, budget: int, method: str,
+               render: Callable[[E], str]) -> Iterator[tuple[E, str]]:
+    """Each of ``items`` with its few-shot block: up to ``shots`` examples of ``pool`` ranked by ``method`` against
+    its words (never itself), best match last, within ``budget`` tokens, each written by ``render``."""
+    from corral.retrieval import Retriever
+
+    retriever = Retriever(pool, method) if shots > 0 else None
+    for item in items:
+        picked = retriever.select(item.words, k=shots, budget_tokens=budget, count_tokens=count_tokens,
+                                  render=render, exclude_id=item.id) if retriever is not None else []
+        yield item, "".join(render(shot) for shot in picked)
+
+
+def cross_database_shots(items: Sequence[S], shots: int, budget: int, method: str,
+                         render: Callable[[S], str]) -> Iterator[tuple[S, str]]:
+    """Each item with its few-shot block: up to ``shots`` items of the *other* databases (a text-to-SQL example over
+    the same tables would hand the model the names), ranked by ``method`` against its words, best match last,
+    within ``budget`` tokens, each written by ``render``."""
+    from corral.retrieval import Retriever
+
+    retrievers: dict[str, Retriever] = {}
+    for item in items:
+        picked: list[S] = []
+        if shots > 0:
+            if item.db_id not in retrievers:
+                retrievers[item.db_id] = Retriever([x for x in items if x.db_id != item.db_id], method)
+            picked = retrievers[item.db_id].select(item.words, k=shots, budget_tokens=budget,
+                                                   count_tokens=count_tokens, render=render)
+        yield item, "".join(render(shot) for shot in picked)

@@ -23,18 +23,17 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from corral.paths import cache_dir
-from corral.retrieval import Example
 from corral.sql import SpiderSchema, exact_set_match, run_query, schema_names_only
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
-from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._prompting import INSTRUCTION, check_counts, cross_database_shots, max_tokens
 from ._spider import SpiderQuestion, spider_questions, spider_schemas
 from ._sql_grammar import sql_grammar
 
@@ -121,34 +120,6 @@ def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------------- the task
-class _SqlExample(Example, Protocol):
-    """A retriever's example that names its database."""
-
-    @property
-    def db_id(self) -> str: ...
-
-
-E = TypeVar("E", bound=_SqlExample)
-
-
-def cross_database_shots(items: Sequence[E], shots: int, budget: int, method: str,
-                         render: Callable[[E], str]) -> Iterator[tuple[E, str]]:
-    """Each item with its few-shot block: up to ``shots`` items of the *other* databases (a text-to-SQL example over
-    the same tables would hand the model the names), ranked by ``method`` against its words, best match last,
-    within ``budget`` tokens, each written by ``render``."""
-    from corral.retrieval import Retriever
-
-    retrievers: dict[str, Retriever] = {}
-    for item in items:
-        picked: list[E] = []
-        if shots > 0:
-            if item.db_id not in retrievers:
-                retrievers[item.db_id] = Retriever([x for x in items if x.db_id != item.db_id], method)
-            picked = retrievers[item.db_id].select(item.words, k=shots, budget_tokens=budget,
-                                                   count_tokens=count_tokens, render=render)
-        yield item, "".join(render(shot) for shot in picked)
-
-
 def sql_options(shots: int, examples: str) -> tuple[TaskOption, ...]:
     """The options of a text-to-SQL task: ``shots`` (default given) of ``examples``, their budget, the retriever."""
     return (
