@@ -170,9 +170,9 @@ class CorralLM(LM):
         return texts
 
     def loglikelihood(self, requests: list[Instance], disable_tqdm: bool = False) -> list[tuple[float, bool]]:
-        raise NotImplementedError("the corral lm-eval model generates (generate_until tasks); Corral's models do "
-                                  "not score a continuation's log-likelihood, so loglikelihood and multiple-choice "
-                                  "tasks need another lm-eval model")
+        raise NotImplementedError("the corral lm-eval model generates (generate_until tasks); Corral's models score "
+                                  "an output as a chat reply, not a raw-text continuation with its greedy flag, so "
+                                  "loglikelihood and multiple-choice tasks need another lm-eval model")
 
     def loglikelihood_rolling(self, requests: list[Instance], disable_tqdm: bool = False) -> list[float]:
         return self.loglikelihood(requests)  # type: ignore[return-value]
