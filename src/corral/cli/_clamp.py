@@ -15,8 +15,10 @@ from corral.suites.clamp import (
     cosql_coverage,
     coverage,
     lispress_coverage,
+    mtop_coverage,
     overnight_coverage,
     spider_coverage,
+    treedst_coverage,
 )
 
 from ._console import fail, out
@@ -33,11 +35,18 @@ def clamp_coverage(
     overnight: Annotated[Path | None, typer.Option(help=(
         "The folder of Overnight's blocks files (not shipped): adds its test formulas against the grammar induced "
         "from its pool."))] = None,
+    mtop: Annotated[Path | None, typer.Option(help=(
+        "MTOP's unpacked release (not shipped; the folder holding en/): adds its English trees of --part (dev reads "
+        "eval.txt) against BenchCLAMP's MTOP grammar."))] = None,
+    treedst: Annotated[Path | None, typer.Option(help=(
+        "The folder of TreeDST's Lispress files (not shipped): adds its --part programs against the "
+        "grammar induced from its training programs."))] = None,
 ) -> None:
     """The share of each dataset's gold outputs its grammar accepts: per-sentence grammars for trees and both
     dependency forms (``--part``); for SMCalFlow's dev-100 and dev-200 turns, the Lispress grammar induced from the
     example pool and BenchCLAMP's own (rebuilt from its sources); for Spider's dev questions, the SQLite grammar of
-    each question's database, and for CoSQL's turns; with ``--overnight``, Overnight blocks' test formulas."""
+    each question's database, and for CoSQL's turns; with ``--overnight``, Overnight blocks' test formulas; with
+    ``--mtop`` and ``--treedst``, those datasets' ``--part``."""
     if part not in ("train", "dev", "test"):
         raise fail(f"unknown part {part!r}; valid: train, dev, test")
     table = Table("dataset", "form", "examples", "covered", "coverage", "not covered")
@@ -47,11 +56,15 @@ def clamp_coverage(
     found_all += [benchclamp_lispress_coverage(split, limit) for split in CALFLOW_SPLITS]
     found_all.append(spider_coverage(limit))
     found_all.append(cosql_coverage(limit))
-    if overnight is not None:
-        try:
+    try:
+        if overnight is not None:
             found_all.append(overnight_coverage(str(overnight), limit))
-        except InputError as exc:
-            raise fail(str(exc)) from None
+        if mtop is not None:
+            found_all.append(mtop_coverage(str(mtop), "en", part, limit))
+        if treedst is not None:
+            found_all.append(treedst_coverage(str(treedst), part, limit))
+    except InputError as exc:
+        raise fail(str(exc)) from None
     for found in found_all:
         dataset = found.dataset if found.dataset != "smcalflow" else f"smcalflow {found.part}"
         why = ", ".join(f"{reason} {count}" for reason, count in found.reasons) or "—"

@@ -1,8 +1,10 @@
 """BenchCLAMP-style parsing (Roy et al., "BenchCLAMP: A Benchmark for Evaluating Language Models on Syntactic and
 Semantic Parsing"): constituency parsing on GUM trees and dependency parsing on UD English EWT, with the paper's
 low/medium/high-resource splits and BM25 few-shot retrieval; SMCalFlow to Lispress (``clamp-lispress``) with a
-grammar induced from example programs; Spider text to SQL (``clamp-spider``) with a SQLite grammar per database
-and execution accuracy on generated test suites; BenchCLAMP's ``.scfg`` grammar files read and converted.
+grammar induced from example programs; Spider and CoSQL text to SQL (``clamp-spider``, ``clamp-cosql``) with a
+SQLite grammar per database and execution accuracy on generated test suites; BenchCLAMP's ``.scfg`` grammar files
+read and converted. Three datasets are read from the user's copy, not shipped: Overnight blocks
+(``clamp-overnight``), MTOP (``clamp-mtop``) and TreeDST (``clamp-treedst``), each with ``-T data=FOLDER``.
 
 The suite holds the data, prompts, grammars and tasks; what it uses is public elsewhere: few-shot retrieval is
 ``corral.retrieval``, running and judging SQL ``corral.sql``, the ``.scfg`` format ``corral.grammars.scfg``
@@ -29,8 +31,10 @@ from ._coverage import (
     cosql_coverage,
     coverage,
     lispress_coverage,
+    mtop_coverage,
     overnight_coverage,
     spider_coverage,
+    treedst_coverage,
 )
 from ._data import (
     DATASETS,
@@ -48,6 +52,18 @@ from ._data import (
 from ._lispress import Group, LispressError, canonical_lispress, lispress_match, read_lispress
 from ._lispress_grammar import LispressGrammar, induce_lispress_grammar
 from ._lispress_task import check_lispress, clamp_lispress, lispress_quality, split_grammar
+from ._mtop import (
+    MTOP_PARTS,
+    MtopExample,
+    MtopGrammar,
+    TopError,
+    TopNode,
+    induce_mtop_grammar,
+    mtop_examples,
+    read_mtop,
+    read_top,
+)
+from ._mtop_task import check_top, clamp_mtop, mtop_grammar, mtop_structure, top_quality
 from ._overnight import (
     OVERNIGHT_PARTS,
     OvernightExample,
@@ -69,13 +85,17 @@ from ._syntax_task import (
     target_text,
     tree_grammar,
 )
+from ._treedst import TREEDST_PARTS, read_dataflow_dialogues, treedst_turns
+from ._treedst_task import clamp_treedst, treedst_grammar
 
 __all__ = [
     "CALFLOW_SPLITS",
     "DATASETS",
     "LIST_LIMITS",
+    "MTOP_PARTS",
     "OVERNIGHT_PARTS",
     "SPLITS",
+    "TREEDST_PARTS",
     "CalflowSplit",
     "CalflowTurn",
     "CosqlTurn",
@@ -83,6 +103,8 @@ __all__ = [
     "Group",
     "LispressError",
     "LispressGrammar",
+    "MtopExample",
+    "MtopGrammar",
     "OvernightExample",
     "OvernightSplit",
     "ParseExample",
@@ -91,6 +113,8 @@ __all__ = [
     "SpiderQuestion",
     "SpiderSchema",
     "Split",
+    "TopError",
+    "TopNode",
     "benchclamp_lispress_coverage",
     "benchclamp_lispress_grammar",
     "calflow_split",
@@ -99,13 +123,16 @@ __all__ = [
     "check_dependency",
     "check_lispress",
     "check_sql",
+    "check_top",
     "check_tree",
     "clamp_constituency",
     "clamp_cosql",
     "clamp_dependency",
     "clamp_lispress",
+    "clamp_mtop",
     "clamp_overnight",
     "clamp_spider",
+    "clamp_treedst",
     "constituent_labels",
     "cosql_coverage",
     "cosql_quality",
@@ -114,20 +141,28 @@ __all__ = [
     "dependency_grammar",
     "exact_set_match",
     "induce_lispress_grammar",
+    "induce_mtop_grammar",
     "lispress_coverage",
     "lispress_match",
     "lispress_quality",
     "load",
+    "mtop_coverage",
+    "mtop_examples",
+    "mtop_grammar",
+    "mtop_structure",
     "name_rule",
     "overnight_coverage",
     "overnight_grammar",
     "overnight_split",
     "pos_tags",
     "prune_unused",
+    "read_dataflow_dialogues",
     "read_examples",
     "read_lispress",
+    "read_mtop",
     "read_scfg",
     "read_signatures",
+    "read_top",
     "relations",
     "run_query",
     "scfg_to_lark",
@@ -144,8 +179,12 @@ __all__ = [
     "suite_folder",
     "target_text",
     "test_subset",
+    "top_quality",
     "tree_grammar",
     "tree_labels",
+    "treedst_coverage",
+    "treedst_grammar",
+    "treedst_turns",
     "type_nonterminal",
     "without_leading_space",
 ]

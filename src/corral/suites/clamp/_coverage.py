@@ -124,3 +124,32 @@ def benchclamp_lispress_coverage(split: str, limit: int | None = None, numbers: 
     missed = len(turns) - covered
     return Coverage("smcalflow", split, f"lispress/benchclamp-{numbers}", len(turns), covered,
                     (("grammar", missed),) if missed else ())
+
+
+def mtop_coverage(folder: str, language: str = "en", part: str = "test", limit: int | None = None) -> Coverage:
+    """How many of MTOP's ``part`` trees BenchCLAMP's MTOP grammar (induced from ``train.txt``, words copied from
+    each utterance) accepts."""
+    from corral.grammars import accepts
+
+    from ._mtop import mtop_examples
+    from ._mtop_task import mtop_structure
+
+    examples = mtop_examples(folder, language, part)[:limit]
+    structure = mtop_structure(folder, language)
+    covered = sum(accepts(structure.for_utterance(e.tokens, e.utterance), e.decoupled) for e in examples)
+    missed = len(examples) - covered
+    return Coverage(f"mtop-{language}", part, "top", len(examples), covered, (("grammar", missed),) if missed else ())
+
+
+def treedst_coverage(folder: str, part: str = "test", limit: int | None = None) -> Coverage:
+    """How many TreeDST ``part`` programs the grammar induced from the training programs accepts."""
+    from corral.grammars import accepts
+
+    from ._treedst import treedst_turns
+    from ._treedst_task import treedst_grammar
+
+    turns = treedst_turns(folder, part)[:limit]
+    grammar = treedst_grammar(folder)
+    covered = sum(accepts(grammar, turn.lispress) for turn in turns)
+    missed = len(turns) - covered
+    return Coverage("treedst", part, "lispress", len(turns), covered, (("grammar", missed),) if missed else ())
