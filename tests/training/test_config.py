@@ -4,6 +4,7 @@ across runs, and checkpoint bookkeeping that survives a crash mid-save."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -131,3 +132,21 @@ def test_a_resume_drops_log_rows_of_steps_it_redoes(tmp_path):
                    encoding="utf-8")
     assert trim_log(log, 3) == 6.0
     assert [json.loads(line)["step"] for line in log.read_text(encoding="utf-8").splitlines()] == [1, 2, 3]
+
+
+def test_the_trn_setting_trains_on_a_task_s_own_training_split_and_never_on_a_held_out_instance():
+    """BenchCLAMP's fine-tuned setting: the shipped config trains on the low-0 split's 500 training sentences and
+    holds out half of the test subset; a training split that shares ids with the evaluation pool loses exactly the
+    held-out ones."""
+    config = load_config(Path(__file__).resolve().parents[2] / "docs/results/clamp-smollm2/finetuned/gum-low.yaml")
+    (part,) = build_mix(config)
+    assert len(part.train) == 500 and {i.id for i in part.train}.isdisjoint(i.id for i in part.heldout)
+    assert 30 <= len(part.heldout) <= 70 and all(i.prompt.count("Human: ") == 1 for i in part.train)
+    rows = sft_rows([part])
+    assert rows[0]["completion"][0]["content"] == part.train[0].reference
+    overlapping = parse_config({"method": "sft", "setting": "trn", "holdout": 0.5, "tasks": [{
+        "task": "clamp-constituency", "options": {"eval_set": "dev", "shots": "0"},
+        "train_options": {"eval_set": "dev"}}]})
+    (same,) = build_mix(overlapping)
+    assert len(same.train) + len(same.heldout) == 50  # the low split's 50 dev sentences, each on one side
+    assert {i.id for i in same.train}.isdisjoint(i.id for i in same.heldout)

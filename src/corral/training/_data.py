@@ -47,9 +47,13 @@ def build_mix(config: TrainConfig) -> list[TaskPart]:
 def build_part(spec: TaskSpec, holdout: float, setting: str = "tst") -> TaskPart:
     task, chosen = _instances(spec, dict(spec.options))
     heldout = tuple(inst for inst in chosen if is_heldout(spec.task, inst.id, holdout))
-    if setting != "tst" and spec.train_options:  # a training split of its own (ReFF's trn): held-out ids excluded
+    if setting != "tst" and spec.train_options:  # a training split of its own (ReFF's trn, BenchCLAMP's fine-tuned
+        # setting): every instance of it but the held-out ones, which are excluded by id, not by the share
+        held = {inst.id for inst in heldout}
         _, chosen = _instances(spec, {**spec.options, **spec.train_options})
-    train = tuple(inst for inst in chosen if not is_heldout(spec.task, inst.id, holdout))
+        train = tuple(inst for inst in chosen if inst.id not in held)
+    else:
+        train = tuple(inst for inst in chosen if not is_heldout(spec.task, inst.id, holdout))
     if not train:
         raise TrainError(f"task {spec.key}: all {len(chosen)} instances are held out; lower holdout or raise limit")
     if setting == "trn-ft" and not any(inst.reference for inst in train):

@@ -16,7 +16,7 @@ from importlib.resources import files
 
 from corral.jsonl import iter_jsonl
 
-__all__ = ["CALFLOW_SPLITS", "CalflowSplit", "CalflowTurn", "calflow_split", "calflow_turns"]
+__all__ = ["CALFLOW_SPLITS", "CalflowSplit", "CalflowTurn", "calflow_split", "calflow_training_turns", "calflow_turns"]
 
 CALFLOW_SPLITS = ("dev-100", "dev-200")
 """BenchCLAMP's uniform samples of validation turns (``ids_dev_100_uniform.txt``, ``ids_dev_200_uniform.txt``)."""
@@ -70,3 +70,11 @@ def calflow_split(name: str) -> CalflowSplit:
     test = tuple(t for t in turns if name in t.splits)
     held = {t.dialogue for t in test}
     return CalflowSplit(name, test, tuple(t for t in turns if not t.skip and t.dialogue not in held))
+
+
+@cache
+def calflow_training_turns() -> tuple[CalflowTurn, ...]:
+    """The turns of every validation dialogue that no evaluated split touches (``skip`` ones left out): what the
+    fine-tuned setting trains on, since SMCalFlow's training dialogues are not in the shared data."""
+    held = {t.dialogue for t in calflow_turns() if t.splits}
+    return tuple(t for t in calflow_turns() if not t.skip and t.dialogue not in held)

@@ -19,7 +19,7 @@ from corral.grammars import Grammar
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
-from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split
+from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split, calflow_training_turns
 from ._calflow_grammar import benchclamp_lispress_grammar
 from ._lispress import LispressError, lispress_match, read_lispress
 from ._lispress_grammar import induce_lispress_grammar
@@ -37,8 +37,10 @@ GRAMMARS = ("benchclamp", "induced")
 
 @cache
 def split_grammar(name: str) -> Grammar:
-    """The Lispress grammar induced from ``name``'s example pool (the same for every turn of the split)."""
-    return induce_lispress_grammar(turn.lispress for turn in calflow_split(name).examples).grammar
+    """The Lispress grammar induced from ``name``'s example pool (the same for every turn of the split); for
+    ``train``, from the training turns."""
+    turns = calflow_training_turns() if name == "train" else calflow_split(name).examples
+    return induce_lispress_grammar(turn.lispress for turn in turns).grammar
 
 
 def check_lispress(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
@@ -62,8 +64,12 @@ def lispress_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
-    chosen = calflow_split(eval_set)
-    for turn, pairs in pool_shots(chosen.examples, chosen.test, shots, budget, retriever_method, render_turn):
+    if eval_set == "train":  # each training turn's examples are the others
+        pool = evaluated = calflow_training_turns()
+    else:
+        chosen = calflow_split(eval_set)
+        pool, evaluated = chosen.examples, chosen.test
+    for turn, pairs in pool_shots(pool, evaluated, shots, budget, retriever_method, render_turn):
         yield TaskInstance(
             id=turn.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {turn.utterance}\nComputer:",
             target={"gold": turn.lispress, "split": eval_set},
@@ -72,7 +78,9 @@ def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) ->
 
 
 @register_task("clamp-lispress", options=(
-    TaskOption("eval_set", str, "dev-100", "BenchCLAMP's evaluated SMCalFlow turns", choices=CALFLOW_SPLITS),
+    TaskOption("eval_set", str, "dev-100", "BenchCLAMP's evaluated SMCalFlow turns, or the training turns (of the "
+               "validation dialogues neither split touches: what fine-tuning reads)",
+               choices=(*CALFLOW_SPLITS, "train")),
     TaskOption("shots", int, 20, "few-shot examples retrieved by BM25 (at most; the budget may drop some)"),
     TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
     TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "

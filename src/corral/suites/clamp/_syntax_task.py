@@ -28,7 +28,7 @@ from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
 
 VERSION = "1"
 FORMS = ("triples", "indexed")
-EVAL_SETS = ("test100", "test", "dev")
+EVAL_SETS = ("test100", "test", "dev", "train")
 MAX_TREE_DEPTH = 40
 """Brackets open at once in a constrained tree: GUM's deepest training tree has 32 above its preterminals."""
 
@@ -164,8 +164,9 @@ def _declared(dependency: bool) -> tuple[TaskOption, ...]:
     return (
         TaskOption("split", str, "low-0", "BenchCLAMP's training split the prompts' examples come from",
                    choices=SPLITS),
-        TaskOption("eval_set", str, "test100", "what is parsed: the 100-sentence test subset, all of test, or "
-                   "the split's dev set", choices=EVAL_SETS),
+        TaskOption("eval_set", str, "test100", "what is parsed: the 100-sentence test subset, all of test, the "
+                   "split's dev set, or its training sentences (what fine-tuning reads: train_options in "
+                   "corral train's trn setting)", choices=EVAL_SETS),
         TaskOption("shots", int, 20, "few-shot examples retrieved by BM25 (at most; the budget may drop some)"),
         TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
         TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the cosine of the bundled model's "
@@ -180,7 +181,8 @@ def _instances(dataset: str, split_name: str, eval_set: str, shots: int, budget:
     from corral.retrieval import Retriever
 
     chosen = split(dataset, split_name)
-    examples = {"test100": test_subset(dataset), "test": chosen.test, "dev": chosen.dev}[eval_set]
+    examples = {"test100": test_subset(dataset), "test": chosen.test, "dev": chosen.dev,
+                "train": chosen.train}[eval_set]
     retriever = Retriever(chosen.train, retriever_method) if shots > 0 else None
     for example in examples:
         picked = retriever.select(example, k=shots, budget_tokens=budget, count_tokens=count_tokens,
