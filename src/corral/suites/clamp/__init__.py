@@ -4,7 +4,8 @@ low/medium/high-resource splits and BM25 few-shot retrieval; SMCalFlow to Lispre
 grammar induced from example programs; Spider and CoSQL text to SQL (``clamp-spider``, ``clamp-cosql``) with a
 SQLite grammar per database and execution accuracy on generated test suites; BenchCLAMP's ``.scfg`` grammar files
 read and converted. Three datasets are read from the user's copy, not shipped: Overnight blocks
-(``clamp-overnight``), MTOP (``clamp-mtop``) and TreeDST (``clamp-treedst``), each with ``-T data=FOLDER``.
+(``clamp-overnight``, scored by denotation in SEMPRE's blocks world rebuilt here), MTOP (``clamp-mtop``) and
+TreeDST (``clamp-treedst``), each with ``-T data=FOLDER``.
 
 The suite holds the data, prompts, grammars and tasks; what it uses is public elsewhere: few-shot retrieval is
 ``corral.retrieval``, running and judging SQL ``corral.sql``, the ``.scfg`` format ``corral.grammars.scfg``
@@ -72,7 +73,8 @@ from ._overnight import (
     read_examples,
     simplify_formula,
 )
-from ._overnight_task import clamp_overnight, overnight_grammar
+from ._overnight_task import clamp_overnight, overnight_grammar, overnight_quality
+from ._simpleworld import ExecutionError, JavaRandom, NameValue, NumberValue, World, blocks_world, denotation, execute
 from ._spider import SpiderQuestion, SpiderSchema, spider_questions, spider_schemas
 from ._spider_task import check_sql, clamp_spider, spider_suite, sql_quality, suite_folder
 from ._sql_grammar import LIST_LIMITS, name_rule, sql_grammar
@@ -100,11 +102,15 @@ __all__ = [
     "CalflowTurn",
     "CosqlTurn",
     "Coverage",
+    "ExecutionError",
     "Group",
+    "JavaRandom",
     "LispressError",
     "LispressGrammar",
     "MtopExample",
     "MtopGrammar",
+    "NameValue",
+    "NumberValue",
     "OvernightExample",
     "OvernightSplit",
     "ParseExample",
@@ -115,8 +121,10 @@ __all__ = [
     "Split",
     "TopError",
     "TopNode",
+    "World",
     "benchclamp_lispress_coverage",
     "benchclamp_lispress_grammar",
+    "blocks_world",
     "calflow_split",
     "calflow_turns",
     "canonical_lispress",
@@ -138,8 +146,10 @@ __all__ = [
     "cosql_quality",
     "cosql_turns",
     "coverage",
+    "denotation",
     "dependency_grammar",
     "exact_set_match",
+    "execute",
     "induce_lispress_grammar",
     "induce_mtop_grammar",
     "lispress_coverage",
@@ -153,6 +163,7 @@ __all__ = [
     "name_rule",
     "overnight_coverage",
     "overnight_grammar",
+    "overnight_quality",
     "overnight_split",
     "pos_tags",
     "prune_unused",

@@ -4,9 +4,9 @@ s-expressions, so the same induction serves).
 
 The data is the user's (``-T data=FOLDER``, see ``_overnight``). The prompt is BenchCLAMP's few-shot template: up
 to ``shots`` pool examples retrieved by BM25 over the utterance, best match last. The checker judges
-well-formedness (one s-expression); the quality is ``exact_match`` of the simplified canonical formula and
-``well_formed``. Denotation accuracy, BenchCLAMP's figure, needs SEMPRE's SimpleWorld executor (Java); it is not
-reimplemented, so exact match is the figure, as BenchCLAMP's fallback.
+well-formedness (one s-expression); the quality is ``denotation`` (BenchCLAMP's figure: the answer executes, in
+SEMPRE's blocks world rebuilt by ``_simpleworld``, to what the gold formula does), ``exact_match`` of the
+simplified canonical formula, and ``well_formed``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, registe
 
 from ._lispress_grammar import induce_lispress_grammar
 from ._lispress_task import check_lispress, lispress_quality
-from ._overnight import OVERNIGHT_PARTS, OvernightExample, overnight_split
+from ._overnight import OVERNIGHT_PARTS, PREFIX, OvernightExample, overnight_split
 from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
+from ._simpleworld import denotation
 
-VERSION = "1"
+VERSION = "2"
 
 
 def render_example(example: OvernightExample) -> str:
@@ -33,6 +34,20 @@ def render_example(example: OvernightExample) -> str:
 def overnight_grammar(folder: str) -> Grammar:
     """The grammar induced from the pool's formulas (the same for dev and test: the pool is the same)."""
     return induce_lispress_grammar(example.formula for example in overnight_split(folder, "test").examples).grammar
+
+
+def overnight_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
+    """``denotation`` (the answer denotes what the gold formula does; an answer that fails to execute never does),
+    then Lispress-style ``exact_match`` and ``well_formed``."""
+    gold = _gold_denotation(instance.target["gold"])
+    predicted = denotation(answer.replace(PREFIX, ""))
+    right = gold is not None and predicted is not None and predicted == gold
+    return {"denotation": float(right), **lispress_quality(instance, answer)}
+
+
+@cache
+def _gold_denotation(formula: str) -> tuple[object, ...] | None:
+    return denotation(formula)
 
 
 def _instances(folder: str | None, eval_set: str, shots: int, budget: int, method: str) -> Iterator[TaskInstance]:
@@ -62,7 +77,7 @@ def _instances(folder: str | None, eval_set: str, shots: int, budget: int, metho
                "embeddings (slow)", choices=("bm25", "dense")),
 ))
 def clamp_overnight(data: str | None, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
-    """Overnight blocks utterances to simplified lambda-DCS formulas, exact match (the data read when the
+    """Overnight blocks utterances to simplified lambda-DCS formulas, denotation accuracy (the data read when the
     instances are: a missing folder or file is one error then, before any model is loaded)."""
     check_counts("clamp-overnight", shots, budget)
     folder = None if data is None else str(data)
@@ -70,7 +85,7 @@ def clamp_overnight(data: str | None, eval_set: str, shots: int, budget: int, re
         name="clamp-overnight", version=VERSION,
         instances=lambda: _instances(folder, eval_set, shots, budget, retriever),
         check=check_lispress, grammar=lambda instance: overnight_grammar(instance.target["data"]),
-        template=PromptTemplate(), extract="first_line", quality=lispress_quality, stop=("\nHuman:",),
+        template=PromptTemplate(), extract="first_line", quality=overnight_quality, stop=("\nHuman:",),
         options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) Overnight blocks to lambda-DCS, exact match",
+        description="BenchCLAMP (Roy et al. 2023) Overnight blocks to lambda-DCS, denotation accuracy",
     )
