@@ -140,3 +140,30 @@ def test_a_broken_line_names_its_file_line_and_column(tmp_path):
         read_mtop(broken, "train")
     with pytest.raises(InputError, match="no decoupled form"):
         induce_mtop_grammar(["not a tree"])
+
+
+@pytest.mark.parametrize("length", [64, 65, 400])
+def test_a_long_utterance_still_builds_a_grammar_that_copies_its_words(length):
+    tokens = [f"w{k}" for k in range(length)]
+    grammar = mtop_grammar(dataclasses.replace(
+        next(iter(get_task("clamp-mtop", data=FOLDER, shots=0).instances())),
+        target={"data": FOLDER, "language": "en", "tokens": tokens, "utterance": " ".join(tokens), "gold": ""}))
+    assert accepts(grammar, "[IN:GET_WEATHER [SL:LOCATION w3 w4 w5 ] [SL:DATE_TIME w60 w61 ] ]")
+    assert not accepts(grammar, "[IN:GET_WEATHER [SL:LOCATION w3 x4 ] ]")
+    assert accepts(grammar, "[IN:GET_WEATHER [SL:LOCATION w5 w3 ] ]") == (length > 64)  # past 64: any sequence
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tokens=st.lists(st.sampled_from(["a", "b", "c", "d'x", "(e)", "f.g", "?"]), min_size=1, max_size=8),
+       data=st.data())
+def test_a_slot_holds_exactly_the_contiguous_runs_of_the_utterance(tokens, data):
+    instance = next(iter(get_task("clamp-mtop", data=FOLDER, shots=0).instances()))
+    grammar = mtop_grammar(dataclasses.replace(instance, target={
+        "data": FOLDER, "language": "en", "tokens": tokens, "utterance": " ".join(tokens), "gold": ""}))
+    start = data.draw(st.integers(0, len(tokens) - 1))
+    end = data.draw(st.integers(start + 1, len(tokens)))
+    assert accepts(grammar, f"[IN:GET_WEATHER [SL:LOCATION {' '.join(tokens[start:end])} ] ]")
+    words = data.draw(st.lists(st.sampled_from(["a", "b", "c", "d'x", "(e)", "f.g", "?", "z"]), min_size=1,
+                               max_size=4))
+    runs = {tuple(tokens[i:j]) for i in range(len(tokens)) for j in range(i + 1, len(tokens) + 1)}
+    assert accepts(grammar, f"[IN:GET_WEATHER [SL:LOCATION {' '.join(words)} ] ]") == (tuple(words) in runs)

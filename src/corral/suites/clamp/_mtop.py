@@ -37,8 +37,9 @@ MTOP_PARTS = ("dev", "test")
 FILES = {"train": "train.txt", "dev": "eval.txt", "test": "test.txt"}
 DOWNLOAD = ("MTOP's official release (mtop.zip from Facebook AI's MTOP page, dl.fbaipublicfiles.com/mtop): "
             "unpack it and pass -T data=FOLDER, the folder holding en/ (or en/ itself)")
-MAX_SPAN_TOKENS = 120
-"""Utterances longer than this copy any run of their tokens in any order (the run-by-run regex grows as n²)."""
+MAX_SPAN_TOKENS = 64
+"""Utterances longer than this copy any sequence of their tokens (the run-by-run regex grows as n² and nests n
+groups deep; llguidance's regex parser refuses past about 83)."""
 MAX_DEPTH = 50
 
 
