@@ -19,9 +19,9 @@ from corral.metrics import all_of_stats
 from corral.tasks import Task, TaskInstance, register_task
 
 from ._cosql import CosqlTurn, cosql_turns
-from ._prompting import INSTRUCTION, check_counts, cross_database_shots, max_tokens
+from ._prompting import check_counts, cross_database_shots, parse_instance, shot_options
 from ._spider import spider_schemas
-from ._spider_task import sql_options, sql_quality, sql_task
+from ._spider_task import sql_quality, sql_task
 
 VERSION = "1"
 
@@ -47,16 +47,13 @@ def cosql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
     for turn, pairs in cross_database_shots(cosql_turns(), shots, budget, retriever_method, render_pair):
-        yield TaskInstance(
-            id=turn.id,
-            prompt=f"{INSTRUCTION}\n\n{pairs}Human: {render_turn(turn)}\nComputer:",
-            target={"gold": turn.query, "db_id": turn.db_id, "dialogue": turn.dialogue},
-            groups={"dataset": "cosql", "split": "dev", "database": turn.db_id,
-                    "turn": str(turn.turn) if turn.turn < 4 else "4+"},
-            max_tokens=max_tokens(turn.query), reference=turn.query)
+        yield parse_instance(turn.id, render_turn(turn), turn.query, pairs,
+                             {"dataset": "cosql", "split": "dev", "database": turn.db_id,
+                              "turn": str(turn.turn) if turn.turn < 4 else "4+"},
+                             db_id=turn.db_id, dialogue=turn.dialogue)
 
 
-@register_task("clamp-cosql", options=sql_options(4, "turns"))
+@register_task("clamp-cosql", options=shot_options(4, "turns from the other databases"))
 def clamp_cosql(shots: int, budget: int, retriever: str) -> Task:
     """CoSQL dev turns, each after its dialogue's earlier utterances, to SQLite queries."""
     check_counts("clamp-cosql", shots, budget)

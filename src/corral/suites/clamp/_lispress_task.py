@@ -16,14 +16,14 @@ from functools import cache
 from typing import Any
 
 from corral.grammars import Grammar
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
 from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split, calflow_training_turns
 from ._calflow_grammar import benchclamp_lispress_grammar
 from ._lispress import LispressError, lispress_match, read_lispress
 from ._lispress_grammar import induce_lispress_grammar
-from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
+from ._prompting import check_counts, parse_instance, parse_task, pool_shots, shot_options
 
 VERSION = "1"
 
@@ -70,34 +70,23 @@ def _instances(eval_set: str, shots: int, budget: int, retriever_method: str) ->
         chosen = calflow_split(eval_set)
         pool, evaluated = chosen.examples, chosen.test
     for turn, pairs in pool_shots(pool, evaluated, shots, budget, retriever_method, render_turn):
-        yield TaskInstance(
-            id=turn.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {turn.utterance}\nComputer:",
-            target={"gold": turn.lispress, "split": eval_set},
-            groups={"dataset": "smcalflow", "split": eval_set},
-            max_tokens=max_tokens(turn.lispress), reference=turn.lispress)
+        yield parse_instance(turn.id, turn.utterance, turn.lispress, pairs, {"dataset": "smcalflow", "split": eval_set},
+                             split=eval_set)
 
 
 @register_task("clamp-lispress", options=(
     TaskOption("eval_set", str, "dev-100", "BenchCLAMP's evaluated SMCalFlow turns, or the training turns (of the "
                "validation dialogues neither split touches: what fine-tuning reads)",
                choices=(*CALFLOW_SPLITS, "train")),
-    TaskOption("shots", int, 20, "few-shot examples retrieved by BM25 (at most; the budget may drop some)"),
-    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-               "embeddings (slow)", choices=("bm25", "dense")),
+    *shot_options(20, "examples from the pool"),
     TaskOption("grammar", str, "benchclamp", "the constraint: BenchCLAMP's grammar rebuilt from its function "
                "signatures, or one induced from the example pool", choices=GRAMMARS),
 ))
 def clamp_lispress(eval_set: str, shots: int, budget: int, retriever: str, grammar: str) -> Task:
     """SMCalFlow utterances to Lispress programs (BenchCLAMP's SMCalFlow task on the validation dialogues)."""
     check_counts("clamp-lispress", shots, budget)
-    return Task(
-        name="clamp-lispress", version=VERSION,
-        instances=lambda: _instances(eval_set, shots, budget, retriever),
-        check=check_lispress,
-        grammar=(lambda instance: split_grammar(instance.target["split"])) if grammar == "induced"
-        else (lambda instance: benchclamp_lispress_grammar()),
-        template=PromptTemplate(), extract="first_line", quality=lispress_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) SMCalFlow to Lispress, Lispress match",
-    )
+    chosen = (lambda instance: split_grammar(instance.target["split"])) if grammar == "induced" \
+        else (lambda instance: benchclamp_lispress_grammar())
+    return parse_task("clamp-lispress", VERSION, lambda: _instances(eval_set, shots, budget, retriever),
+                      check_lispress, chosen, lispress_quality,
+                      "BenchCLAMP (Roy et al. 2023) SMCalFlow to Lispress, Lispress match")

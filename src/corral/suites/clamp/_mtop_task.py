@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from corral.grammars import Grammar
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
 from ._mtop import (
@@ -28,7 +28,7 @@ from ._mtop import (
     mtop_examples,
     read_top,
 )
-from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
+from ._prompting import check_counts, parse_instance, parse_task, pool_shots, shot_options
 
 VERSION = "1"
 
@@ -77,12 +77,9 @@ def _instances(folder: str | None, language: str, eval_set: str, shots: int, bud
     pool, evaluated = mtop_examples(folder, language, "train"), mtop_examples(folder, language, eval_set)
     mtop_structure(folder, language)  # a training file without a tree is refused before any model runs
     for example, pairs in pool_shots(pool, evaluated, shots, budget, method, render_example):
-        yield TaskInstance(
-            id=example.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {example.utterance}\nComputer:",
-            target={"gold": example.decoupled, "data": folder, "language": language, "tokens": list(example.tokens),
-                    "utterance": example.utterance},
-            groups={"dataset": f"mtop-{language}", "split": eval_set, "domain": example.domain},
-            max_tokens=max_tokens(example.decoupled), reference=example.decoupled)
+        yield parse_instance(example.id, example.utterance, example.decoupled, pairs,
+                             {"dataset": f"mtop-{language}", "split": eval_set, "domain": example.domain},
+                             data=folder, language=language, tokens=list(example.tokens), utterance=example.utterance)
 
 
 @register_task("clamp-mtop", options=(
@@ -90,22 +87,13 @@ def _instances(folder: str | None, language: str, eval_set: str, shots: int, bud
                "train.txt, eval.txt and test.txt (not shipped)"),
     TaskOption("language", str, "en", "the language folder (BenchCLAMP benchmarks en)"),
     TaskOption("eval_set", str, "test", "test, or dev (MTOP's eval.txt)", choices=MTOP_PARTS),
-    TaskOption("shots", int, 20, "few-shot examples from the training file, retrieved by BM25 (at most; the budget "
-               "may drop some)"),
-    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-               "embeddings (slow)", choices=("bm25", "dense")),
+    *shot_options(20, "examples from the training file"),
 ))
 def clamp_mtop(data: str | None, language: str, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
     """MTOP utterances to decoupled TOP trees, exact match (the data is read when the instances are: a missing
     folder or file is one error then, before any model is loaded)."""
     check_counts("clamp-mtop", shots, budget)
     folder = None if data is None else str(data)
-    return Task(
-        name="clamp-mtop", version=VERSION,
-        instances=lambda: _instances(folder, language, eval_set, shots, budget, retriever),
-        check=check_top, grammar=mtop_grammar,
-        template=PromptTemplate(), extract="first_line", quality=top_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) MTOP utterances to decoupled TOP trees, exact match",
-    )
+    return parse_task("clamp-mtop", VERSION, lambda: _instances(folder, language, eval_set, shots, budget, retriever),
+                      check_top, mtop_grammar, top_quality,
+                      "BenchCLAMP (Roy et al. 2023) MTOP utterances to decoupled TOP trees, exact match")

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from functools import cache
 
 from corral.grammars import Grammar
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, TaskOption, register_task
 
 from ._lispress_grammar import induce_lispress_grammar
 from ._lispress_task import check_lispress, lispress_quality
 from ._overnight import OVERNIGHT_PARTS, PREFIX, OvernightExample, overnight_split
-from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
+from ._prompting import check_counts, parse_instance, parse_task, pool_shots, shot_options
 from ._simpleworld import denotation
 
 VERSION = "2"
@@ -58,11 +58,8 @@ def _instances(folder: str | None, eval_set: str, shots: int, budget: int, metho
                          "blocks.paraphrases.train.examples and .test.examples (SEMPRE's format, not shipped)")
     chosen = overnight_split(folder, eval_set)
     for example, pairs in pool_shots(chosen.examples, chosen.evaluated, shots, budget, method, render_example):
-        yield TaskInstance(
-            id=example.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {example.utterance}\nComputer:",
-            target={"gold": example.formula, "data": folder},
-            groups={"dataset": "overnight-blocks", "split": eval_set},
-            max_tokens=max_tokens(example.formula), reference=example.formula)
+        yield parse_instance(example.id, example.utterance, example.formula, pairs,
+                             {"dataset": "overnight-blocks", "split": eval_set}, data=folder)
 
 
 @register_task("clamp-overnight", options=(
@@ -70,22 +67,13 @@ def _instances(folder: str | None, eval_set: str, shots: int, budget: int, metho
                "format; not shipped: the data states no licence)"),
     TaskOption("eval_set", str, "test", "test, or BenchCLAMP's dev (held out of the training set)",
                choices=OVERNIGHT_PARTS),
-    TaskOption("shots", int, 20, "few-shot examples from the pool, retrieved by BM25 (at most; the budget may drop "
-               "some)"),
-    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-               "embeddings (slow)", choices=("bm25", "dense")),
+    *shot_options(20, "examples from the pool"),
 ))
 def clamp_overnight(data: str | None, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
     """Overnight blocks utterances to simplified lambda-DCS formulas, denotation accuracy (the data read when the
     instances are: a missing folder or file is one error then, before any model is loaded)."""
     check_counts("clamp-overnight", shots, budget)
     folder = None if data is None else str(data)
-    return Task(
-        name="clamp-overnight", version=VERSION,
-        instances=lambda: _instances(folder, eval_set, shots, budget, retriever),
-        check=check_lispress, grammar=lambda instance: overnight_grammar(instance.target["data"]),
-        template=PromptTemplate(), extract="first_line", quality=overnight_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) Overnight blocks to lambda-DCS, denotation accuracy",
-    )
+    return parse_task("clamp-overnight", VERSION, lambda: _instances(folder, eval_set, shots, budget, retriever),
+                      check_lispress, lambda instance: overnight_grammar(instance.target["data"]), overnight_quality,
+                      "BenchCLAMP (Roy et al. 2023) Overnight blocks to lambda-DCS, denotation accuracy")

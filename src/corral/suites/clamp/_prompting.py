@@ -1,16 +1,18 @@
-"""What the clamp tasks' prompts share: the paper's instruction, the token estimate the example budget counts in,
-the room an output gets, the check of the few-shot options, and the two ways few-shot examples are picked (from one
-pool, or from the other databases)."""
+"""What the clamp tasks share: the paper's instruction, the token estimate the example budget counts in, the room an
+output gets, the few-shot options and their check, the two ways few-shot examples are picked (from one pool, or
+from the other databases), and the completion-style instance and task every clamp task is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from corral.retrieval import Example
+from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption
+from corral.verdicts import Verdict
 
 __all__ = ["CHARS_PER_TOKEN", "INSTRUCTION", "check_counts", "count_tokens", "cross_database_shots", "max_tokens",
-           "pool_shots"]
+           "parse_instance", "parse_task", "pool_shots", "shot_options"]
 
 INSTRUCTION = "Let's translate what a human user says into what a computer might say."
 CHARS_PER_TOKEN = 3
@@ -30,6 +32,36 @@ def max_tokens(gold: str) -> int:
 def check_counts(name: str, shots: int, budget: int) -> None:
     if shots < 0 or budget < 0:
         raise ValueError(f"{name}: shots and budget must be at least 0, got {shots} and {budget}")
+
+
+def shot_options(shots: int = 20, examples: str = "examples") -> tuple[TaskOption, ...]:
+    """The few-shot options every clamp task has: up to ``shots`` of ``examples``, their token budget, the ranking."""
+    return (
+        TaskOption("shots", int, shots, f"few-shot {examples}, retrieved by BM25 (at most; the budget may drop some)"),
+        TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
+        TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the cosine of the bundled model's "
+                   "sentence embeddings (slow: about 0.13 s per example of the pool, once per run)",
+                   choices=("bm25", "dense")),
+    )
+
+
+def parse_instance(id: str, text: str, gold: str, pairs: str, groups: Mapping[str, str], /,
+                   **target: Any) -> TaskInstance:
+    """One completion-style instance: the instruction, the few-shot ``pairs``, then ``Human: text`` and
+    ``Computer:``; the target holds ``gold`` and whatever the grammar and quality read."""
+    return TaskInstance(id=id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {text}\nComputer:",
+                        target={"gold": gold, **target}, groups=dict(groups), max_tokens=max_tokens(gold),
+                        reference=gold)
+
+
+def parse_task(name: str, version: str, instances: Callable[[], Iterator[TaskInstance]],
+               check: Callable[[TaskInstance, str], Verdict[Any]], grammar: Callable[[TaskInstance], Any],
+               quality: Callable[[TaskInstance, str], dict[str, float]], description: str) -> Task:
+    """A clamp task: the answer is the first line the model writes after ``Computer:`` (it stops at the next
+    ``Human:``)."""
+    return Task(name=name, version=version, instances=instances, check=check, grammar=grammar,
+                template=PromptTemplate(), extract="first_line", quality=quality, stop=("\nHuman:",),
+                options={"stop": ["\nHuman:"]}, description=description)
 
 
 class _SqlExample(Example, Protocol):

@@ -30,10 +30,10 @@ from typing import Any
 
 from corral.paths import cache_dir
 from corral.sql import SpiderSchema, exact_set_match, run_query, schema_names_only
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, register_task
 from corral.verdicts import Verdict, Violation
 
-from ._prompting import INSTRUCTION, check_counts, cross_database_shots, max_tokens
+from ._prompting import check_counts, cross_database_shots, parse_instance, parse_task, shot_options
 from ._spider import SpiderQuestion, spider_questions, spider_schemas
 from ._sql_grammar import sql_grammar
 
@@ -120,42 +120,23 @@ def sql_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------------- the task
-def sql_options(shots: int, examples: str) -> tuple[TaskOption, ...]:
-    """The options of a text-to-SQL task: ``shots`` (default given) of ``examples``, their budget, the retriever."""
-    return (
-        TaskOption("shots", int, shots, f"few-shot {examples} from the other databases, retrieved by BM25 (at most; "
-                   "the budget may drop some)"),
-        TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-        TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-                   "embeddings (slow)", choices=("bm25", "dense")),
-    )
-
-
 def sql_task(name: str, version: str, instances: Callable[[], Iterator[TaskInstance]],
              quality: Callable[[TaskInstance, str], dict[str, float]], description: str) -> Task:
     """A text-to-SQL task over Spider's dev databases: each instance's database grammar, the validity check, a
     completion-style prompt whose answer is the first line."""
-    return Task(
-        name=name, version=version, instances=instances,
-        check=check_sql, grammar=lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]),
-        template=PromptTemplate(), extract="first_line", quality=quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]}, description=description,
-    )
+    return parse_task(name, version, instances, check_sql,
+                      lambda instance: sql_grammar(spider_schemas()[instance.target["db_id"]]), quality, description)
 
 
 def _instances(shots: int, budget: int, retriever_method: str) -> Iterator[TaskInstance]:
     schemas = spider_schemas()
     for question, pairs in cross_database_shots(spider_questions(), shots, budget, retriever_method, render_pair):
         schema = schemas[question.db_id]
-        yield TaskInstance(
-            id=question.id,
-            prompt=f"{INSTRUCTION}\n\n{pairs}Human: {render_question(question, schema)}\nComputer:",
-            target={"gold": question.query, "db_id": question.db_id},
-            groups={"dataset": "spider", "split": "dev", "database": question.db_id},
-            max_tokens=max_tokens(question.query), reference=question.query)
+        yield parse_instance(question.id, render_question(question, schema), question.query, pairs,
+                             {"dataset": "spider", "split": "dev", "database": question.db_id}, db_id=question.db_id)
 
 
-@register_task("clamp-spider", options=sql_options(8, "examples"))
+@register_task("clamp-spider", options=shot_options(8, "examples from the other databases"))
 def clamp_spider(shots: int, budget: int, retriever: str) -> Task:
     """Spider dev questions to SQLite queries, judged by test-suite execution and exact set match."""
     check_counts("clamp-spider", shots, budget)

@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, TaskOption, register_task
 from corral.verdicts import Verdict, Violation
 
 from ._data import SPLITS, ParseExample, constituent_labels, pos_tags, relations, split, test_subset
-from ._prompting import INSTRUCTION, check_counts, count_tokens, max_tokens
+from ._prompting import check_counts, count_tokens, parse_instance, parse_task, shot_options
 
 VERSION = "1"
 FORMS = ("triples", "indexed")
@@ -46,11 +46,6 @@ def target_text(example: ParseExample, form: str) -> str:
 
 def render_pair(example: ParseExample, form: str) -> str:
     return f"Human: {' '.join(example.words)}\nComputer: {target_text(example, form)}\n"
-
-
-def prompt_text(example: ParseExample, shots: list[ParseExample], form: str) -> str:
-    pairs = "".join(render_pair(shot, form) for shot in shots)
-    return f"{INSTRUCTION}\n\n{pairs}Human: {' '.join(example.words)}\nComputer:"
 
 
 # --------------------------------------------------------------------------------------------------- grammars
@@ -167,11 +162,7 @@ def _declared(dependency: bool) -> tuple[TaskOption, ...]:
         TaskOption("eval_set", str, "test100", "what is parsed: the 100-sentence test subset, all of test, the "
                    "split's dev set, or its training sentences (what fine-tuning reads: train_options in "
                    "corral train's trn setting)", choices=EVAL_SETS),
-        TaskOption("shots", int, 20, "few-shot examples retrieved by BM25 (at most; the budget may drop some)"),
-        TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-        TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the cosine of the bundled model's "
-                   "sentence embeddings (slow: about 0.13 s per training sentence, once per run)",
-                   choices=("bm25", "dense")),
+        *shot_options(20, "examples from the split's training sentences"),
         *own,
     )
 
@@ -187,14 +178,13 @@ def _instances(dataset: str, split_name: str, eval_set: str, shots: int, budget:
     for example in examples:
         picked = retriever.select(example, k=shots, budget_tokens=budget, count_tokens=count_tokens,
                                   render=lambda e: render_pair(e, form)) if retriever is not None else []
-        gold = target_text(example, form)
-        target: dict[str, Any] = {"words": example.words, "gold": gold, "form": form}
+        target: dict[str, Any] = {"words": example.words, "form": form}
         if example.heads is not None:
             target |= {"heads": example.heads, "relations": example.relations}
-        yield TaskInstance(
-            id=example.id, prompt=prompt_text(example, picked, form), target=target,
-            groups={"dataset": dataset, "split": split_name, "length": _length_group(len(example.words))},
-            max_tokens=max_tokens(gold), reference=gold)
+        yield parse_instance(example.id, " ".join(example.words), target_text(example, form),
+                             "".join(render_pair(shot, form) for shot in picked),
+                             {"dataset": dataset, "split": split_name, "length": _length_group(len(example.words))},
+                             **target)
 
 
 def _length_group(n: int) -> str:
@@ -205,26 +195,17 @@ def _length_group(n: int) -> str:
 def clamp_constituency(split: str, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
     """Constituency parsing of GUM sentences (BenchCLAMP's PTB-3 task on openly licensed trees)."""
     check_counts("clamp-constituency", shots, budget)
-    return Task(
-        name="clamp-constituency", version=VERSION,
-        instances=lambda: _instances("gum", split, eval_set, shots, budget, "tree", retriever),
-        check=check_tree, grammar=_grammar(lambda instance: tree_grammar(instance.target["words"])),
-        template=PromptTemplate(), extract="first_line", quality=tree_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) constituency parsing, GUM trees, EVALB bracket F1",
-    )
+    return parse_task("clamp-constituency", VERSION,
+                      lambda: _instances("gum", split, eval_set, shots, budget, "tree", retriever), check_tree,
+                      _grammar(lambda instance: tree_grammar(instance.target["words"])), tree_quality,
+                      "BenchCLAMP (Roy et al. 2023) constituency parsing, GUM trees, EVALB bracket F1")
 
 
 @register_task("clamp-dependency", options=_declared(dependency=True))
 def clamp_dependency(split: str, eval_set: str, shots: int, budget: int, retriever: str, form: str) -> Task:
     """Dependency parsing of UD English EWT sentences, in BenchCLAMP's triples or indexed form."""
     check_counts("clamp-dependency", shots, budget)
-    return Task(
-        name="clamp-dependency", version=VERSION,
-        instances=lambda: _instances("ewt", split, eval_set, shots, budget, form, retriever),
-        check=check_dependency,
-        grammar=_grammar(lambda instance: dependency_grammar(instance.target["words"], form)),
-        template=PromptTemplate(), extract="first_line", quality=dependency_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) dependency parsing, UD English EWT, LAS/UAS",
-    )
+    return parse_task("clamp-dependency", VERSION,
+                      lambda: _instances("ewt", split, eval_set, shots, budget, form, retriever), check_dependency,
+                      _grammar(lambda instance: dependency_grammar(instance.target["words"], form)),
+                      dependency_quality, "BenchCLAMP (Roy et al. 2023) dependency parsing, UD English EWT, LAS/UAS")

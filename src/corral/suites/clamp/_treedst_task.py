@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from functools import cache
 
 from corral.grammars import Grammar
-from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption, register_task
+from corral.tasks import Task, TaskInstance, TaskOption, register_task
 
 from ._lispress_grammar import induce_lispress_grammar
 from ._lispress_task import check_lispress, lispress_quality, render_turn
-from ._prompting import INSTRUCTION, check_counts, max_tokens, pool_shots
+from ._prompting import check_counts, parse_instance, parse_task, pool_shots, shot_options
 from ._treedst import DOWNLOAD, TREEDST_PARTS, treedst_turns
 
 VERSION = "1"
@@ -36,33 +36,21 @@ def _instances(folder: str | None, eval_set: str, shots: int, budget: int, metho
         raise InputError(f"clamp-treedst needs -T data=FOLDER: {DOWNLOAD}")
     pool, evaluated = treedst_turns(folder, "train"), treedst_turns(folder, eval_set)
     for turn, pairs in pool_shots(pool, evaluated, shots, budget, method, render_turn):
-        yield TaskInstance(
-            id=turn.id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {turn.utterance}\nComputer:",
-            target={"gold": turn.lispress, "data": folder},
-            groups={"dataset": "treedst", "split": eval_set},
-            max_tokens=max_tokens(turn.lispress), reference=turn.lispress)
+        yield parse_instance(turn.id, turn.utterance, turn.lispress, pairs, {"dataset": "treedst", "split": eval_set},
+                             data=folder)
 
 
 @register_task("clamp-treedst", options=(
     TaskOption("data", str, None, "the folder holding TreeDST's {train,dev,test}_dst.dataflow_dialogues.jsonl "
                "(Lispress; not shipped)"),
     TaskOption("eval_set", str, "test", "test, or dev", choices=TREEDST_PARTS),
-    TaskOption("shots", int, 20, "few-shot turns from the training file, retrieved by BM25 (at most; the budget may "
-               "drop some)"),
-    TaskOption("budget", int, 1500, "prompt tokens the examples may take (estimated as characters / 3)"),
-    TaskOption("retriever", str, "bm25", "how examples are ranked: BM25, or the bundled model's sentence "
-               "embeddings (slow)", choices=("bm25", "dense")),
+    *shot_options(20, "turns from the training file"),
 ))
 def clamp_treedst(data: str | None, eval_set: str, shots: int, budget: int, retriever: str) -> Task:
     """TreeDST turns to Lispress, Lispress match (the data is read when the instances are: a missing folder or file
     is one error then, before any model is loaded)."""
     check_counts("clamp-treedst", shots, budget)
     folder = None if data is None else str(data)
-    return Task(
-        name="clamp-treedst", version=VERSION,
-        instances=lambda: _instances(folder, eval_set, shots, budget, retriever),
-        check=check_lispress, grammar=lambda instance: treedst_grammar(instance.target["data"]),
-        template=PromptTemplate(), extract="first_line", quality=lispress_quality, stop=("\nHuman:",),
-        options={"stop": ["\nHuman:"]},
-        description="BenchCLAMP (Roy et al. 2023) TreeDST turns to Lispress, Lispress match",
-    )
+    return parse_task("clamp-treedst", VERSION, lambda: _instances(folder, eval_set, shots, budget, retriever),
+                      check_lispress, lambda instance: treedst_grammar(instance.target["data"]), lispress_quality,
+                      "BenchCLAMP (Roy et al. 2023) TreeDST turns to Lispress, Lispress match")
