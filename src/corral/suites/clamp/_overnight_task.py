@@ -46,7 +46,7 @@ def overnight_quality(instance: TaskInstance, answer: str) -> dict[str, float]:
 
 
 @cache
-def _gold_denotation(formula: str) -> tuple[object, ...] | None:
+def _gold_denotation(formula: str) -> object:
     return denotation(formula)
 
 

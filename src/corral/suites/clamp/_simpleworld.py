@@ -450,13 +450,12 @@ def execute(formula: str, world: World | None = None) -> Any:
     return _evaluate(tree, _overloads(_Functions(world or blocks_world())))
 
 
-def denotation(formula: str, world: World | None = None) -> tuple[Value, ...] | None:
-    """The formula's value as a sorted tuple (``listValue``), or None if executing it fails."""
+def denotation(formula: str, world: World | None = None) -> Any:
+    """The formula's value as SEMPRE returns it, or None if executing it fails: ``listValue``'s sorted list as a
+    tuple; a list from any other function as a list in its own order, and a single value as itself (SEMPRE
+    compares a ``ListValue`` with its order, and a bare value never equals one)."""
     try:
         value = execute(formula, world)
+        return [_as_value(v) for v in value] if isinstance(value, list) else value
     except (ExecutionError, RecursionError):
-        return None
-    try:
-        return value if isinstance(value, tuple) else _list_value(value)
-    except ExecutionError:
         return None
