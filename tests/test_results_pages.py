@@ -185,3 +185,42 @@ def test_a_corrupted_training_page_is_caught(tmp_path: Path, monkeypatch: pytest
         test_training_report_tables_are_made_from_comparison_json()
     with pytest.raises(AssertionError):
         test_training_readme_figures_are_comparison_json_figures()
+
+
+# --- clamp-smollm2: the summary table in BenchCLAMP's shape ----------------------------------------------------------
+
+CLAMP = ROOT / RESULTS / "clamp-smollm2"
+CLAMP_ROWS = {  # (dataset, setting, grammar) -> (run directory, quality metric, written as a percent)
+    ("GUM (PTB-3 in the paper)", "few-shot, 8 BM25", "no"): ("constituency/free", "bracket_f1", False),
+    ("GUM", "few-shot, 8 BM25", "yes"): ("constituency/constrained", "bracket_f1", False),
+    ("UD EWT", "few-shot, 8 BM25", "no"): ("dependency/free", "dep_las", False),
+    ("UD EWT", "few-shot, 8 BM25", "yes"): ("dependency/constrained", "dep_las", False),
+    ("SMCalFlow", "few-shot, 8 BM25", "no"): ("lispress-benchclamp/free", "exact_match", True),
+    ("SMCalFlow", "few-shot, 8 BM25", "yes"): ("lispress-benchclamp/constrained", "exact_match", True),
+    ("Spider", "few-shot, 4 BM25", "no"): ("spider/free", "execution", True),
+    ("Spider", "few-shot, 4 BM25", "yes"): ("spider/constrained", "execution", True),
+    ("CoSQL", "few-shot, 4 BM25", "no"): ("cosql/free", "execution", True),
+    ("CoSQL", "few-shot, 4 BM25", "yes"): ("cosql/constrained", "execution", True),
+}
+
+
+def _written(value: float, percent: bool) -> str:
+    return (f"{100 * value:.1f}".removesuffix(".0") + "%") if percent else f"{100 * value:.1f}"
+
+
+def _clamp_table() -> dict[tuple[str, str, str], list[str]]:
+    text = (CLAMP / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Summary in BenchCLAMP's table shape"):].split("\n\n")[2]
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
+    return {(row[0], row[2], row[3]): row for row in rows}
+
+
+def test_the_clamp_summary_table_reads_its_runs() -> None:
+    """Each few-shot figure of the summary table is its run's summary (the quality mean over its records), and n is
+    the run's number of records."""
+    table = _clamp_table()
+    for key, (run, metric, percent) in CLAMP_ROWS.items():
+        row = table[key]
+        summary = json.loads((CLAMP / run / "summary.json").read_text(encoding="utf-8"))
+        records = (CLAMP / run / "records.jsonl").read_text(encoding="utf-8").splitlines()
+        assert (row[4], row[5]) == (_written(summary["quality"][metric], percent), str(len(records))), key
