@@ -80,7 +80,9 @@ REPORTS: tuple[str, ...] = (
 )
 
 # report.md files made by something other than ``corral report``: not remade here
-NOT_CORRAL_REPORT = ("docs/results/train-smollm2/report.md",)
+NOT_CORRAL_REPORT = ("docs/results/train-smollm2/report.md",  # made by corral train compare
+                     "docs/results/clamp-smollm2/finetuned/gum-low/report.md",
+                     "docs/results/clamp-smollm2/finetuned/smcalflow-500/report.md")
 
 
 @dataclass(frozen=True)

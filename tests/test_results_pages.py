@@ -224,3 +224,40 @@ def test_the_clamp_summary_table_reads_its_runs() -> None:
         summary = json.loads((CLAMP / run / "summary.json").read_text(encoding="utf-8"))
         records = (CLAMP / run / "records.jsonl").read_text(encoding="utf-8").splitlines()
         assert (row[4], row[5]) == (_written(summary["quality"][metric], percent), str(len(records))), key
+
+
+# --- clamp-smollm2/finetuned: BenchCLAMP's fine-tuned setting, made by corral train compare -------------------------
+
+FINETUNED = sorted(path.parent for path in (CLAMP / "finetuned").glob("*/comparison.json"))
+
+
+@pytest.mark.parametrize("page", FINETUNED, ids=[page.name for page in FINETUNED])
+def test_finetuned_comparisons_keep_and_recompute_every_held_out_output(page: Path) -> None:
+    from corral.training import comparison_markdown, recompute_row
+
+    rows = json.loads((page / "comparison.json").read_text(encoding="utf-8"))
+    assert {(row["model"].split(" ")[0], row["decoding"]) for row in rows} == {
+        ("base", "free"), ("base", "constrained"), ("sft", "free"), ("sft", "constrained")}
+    for row in rows:
+        assert len(row["outputs"]) == row["n"] and recompute_row(row) == row, (row["model"], row["decoding"])
+    stored = (page / "report.md").read_text(encoding="utf-8")
+    models = re.findall(r"\*\*(.+?)\*\* = `(.+?)`", next(line for line in stored.splitlines()
+                                                         if line.startswith("Models: ")))
+    runs = re.findall(r"`(.+?)`", next(line for line in stored.splitlines() if line.startswith("Runs: ")))
+    fresh = comparison_markdown(rows, models, None, [Path(run) for run in runs])  # type: ignore[arg-type]
+    assert fresh[fresh.index("Models: "):] == stored[stored.index("Models: "):]
+
+
+def test_the_clamp_summary_table_reads_the_finetuned_comparisons() -> None:
+    table = _clamp_table()
+    pages = {"GUM": "gum-low", "SMCalFlow": "smcalflow-500"}
+    found = 0
+    for (dataset, setting, grammar), row in table.items():
+        if not setting.startswith("fine-tuned"):
+            continue
+        rows = json.loads((CLAMP / "finetuned" / pages[dataset] / "comparison.json").read_text(encoding="utf-8"))
+        decoding = "constrained" if grammar == "yes" else "free"
+        compared = next(r for r in rows if r["model"].startswith("sft") and r["decoding"] == decoding)
+        assert (row[4], row[5]) == (_written(compared["quality"], dataset != "GUM"), str(compared["n"])), row
+        found += 1
+    assert found == 4
