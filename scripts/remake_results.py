@@ -69,7 +69,7 @@ REPORTS: tuple[str, ...] = (
       f"docs/results/clamp-smollm2/{name}/free docs/results/clamp-smollm2/{name}/constrained "
       f"--out docs/results/clamp-smollm2/{name}"
       for name in ("constituency", "dependency", "dependency-indexed", "lispress", "lispress-benchclamp", "spider",
-                   "cosql")),
+                   "cosql", "overnight")),
     "corral report docs/results/clamp-smollm2/spider-served/free --out docs/results/clamp-smollm2/spider-served",
     f"corral report --recheck {_CC}/json-json/free {_CC}/json-json/constrained --out {_CC}/json-json",
     f"corral report --recheck {' '.join(f'{_CC}/pairs/{p}/free' for p in _PAIRS)} "

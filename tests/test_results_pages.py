@@ -261,3 +261,10 @@ def test_the_clamp_summary_table_reads_the_finetuned_comparisons() -> None:
         assert (row[4], row[5]) == (_written(compared["quality"], dataset != "GUM"), str(compared["n"])), row
         found += 1
     assert found == 4
+
+
+def test_the_overnight_page_keeps_no_prompt() -> None:
+    """Overnight's data states no licence: its page's records hold each message's hash (``corral redact``)."""
+    for decoding in ("free", "constrained"):
+        for line in (CLAMP / "overnight" / decoding / "records.jsonl").read_text(encoding="utf-8").splitlines():
+            assert all(message["content"].startswith("[redacted: sha256 ") for message in json.loads(line)["messages"])

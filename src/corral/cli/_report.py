@@ -1,4 +1,5 @@
-"""``corral report`` and ``corral runs``: look at finished (or unfinished) runs without touching a model.
+"""``corral report``, ``corral runs`` and ``corral redact``: look at finished (or unfinished) runs, or copy one
+without its prompts, without touching a model.
 
 Both read run directories only. ``register`` adds the commands to the main app; the heavy imports (matplotlib, the
 metrics) happen when a command runs so that ``corral --help`` stays fast.
@@ -24,6 +25,7 @@ def register(app: typer.Typer) -> None:
     """Add ``report`` and ``runs`` to ``app``."""
     app.command("report")(report_command)
     app.command("runs")(runs_command)
+    app.command("redact")(redact_command)
 
 
 def report_command(
@@ -46,6 +48,22 @@ def report_command(
     except OSError as exc:
         raise _fail(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     print(path)
+
+
+def redact_command(
+    run: Annotated[Path, typer.Argument(help="A run directory.")],
+    out: Annotated[Path, typer.Option("--out", help="Where the copy goes (a new folder).")],
+) -> None:
+    """Copy RUN without its prompts (each message replaced by its SHA-256), to publish results on data that is not
+    yours to redistribute: the copy's summary and report are the run's."""
+    from corral.evaluation import redact_run
+
+    try:
+        print(redact_run(run, out))
+    except (RunError, OutputError) as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def runs_command(

@@ -8,6 +8,7 @@ from ._fingerprint import grammar_fingerprint
 from ._lock import LOCK_FILE, run_lock
 from ._metrics import aggregate_quality, pass_at_k, summarize
 from ._records import CONFIG_FILE, LIKELIHOODS_FILE, RunConfig, RunError, SampleRecord, read_config, read_records
+from ._redact import redact_run
 from ._rejudge import rejudge
 from ._report import run_labels, write_report
 from ._rerank import RERANK_SEED_STRIDE, choose_candidate
@@ -92,6 +93,7 @@ __all__ = [
     "read_records",
     "read_runtimes",
     "read_spec_file",
+    "redact_run",
     "rejudge",
     "run_labels",
     "run_lock",
