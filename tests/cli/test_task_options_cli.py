@@ -106,8 +106,9 @@ def test_tasks_lists_the_tasks_and_a_tasks_options():
     listed = runner.invoke(app, ["tasks"])
     assert listed.exit_code == 0, listed.output
     names = [line.split()[0] for line in listed.stdout.splitlines()[:-1]]
-    assert names == ["clamp-constituency", "clamp-cosql", "clamp-dependency", "clamp-lispress", "clamp-overnight",
-                     "clamp-spider", "collie", "concode-gen", "concode-val", "formatbench", "ifeval"]
+    assert names == ["clamp-constituency", "clamp-cosql", "clamp-dependency", "clamp-lispress", "clamp-mtop",
+                     "clamp-overnight", "clamp-spider", "clamp-treedst", "collie", "concode-gen", "concode-val",
+                     "formatbench", "ifeval"]
     assert "FormatBench" in listed.stdout and "FILE.jsonl" in listed.stdout
 
     shown = runner.invoke(app, ["tasks", "formatbench"])

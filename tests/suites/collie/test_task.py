@@ -41,5 +41,5 @@ def test_selection_filters_per_group_and_limit():
         select(task, {"language": ["en"]})
     with pytest.raises(RegistryError,
                        match=r"unknown task .colie.; available: clamp-constituency, clamp-cosql, clamp-dependency, "
-                             "clamp-lispress, clamp-overnight, clamp-spider, collie"):
+                             "clamp-lispress, clamp-mtop, clamp-overnight, clamp-spider, clamp-treedst, collie"):
         get_task("colie")
