@@ -13,17 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
 
 from corral.grammars import Grammar
 from corral.tasks import Task, TaskInstance, TaskOption, register_task
-from corral.verdicts import Verdict, Violation
 
 from ._calflow import CALFLOW_SPLITS, CalflowTurn, calflow_split, calflow_training_turns
 from ._calflow_grammar import benchclamp_lispress_grammar
 from ._lispress import LispressError, lispress_match, read_lispress
 from ._lispress_grammar import induce_lispress_grammar
-from ._prompting import check_counts, parse_instance, parse_task, pool_shots, shot_options
+from ._prompting import check_counts, parse_instance, parse_task, pool_shots, reads_as_one, shot_options
 
 VERSION = "1"
 
@@ -43,14 +41,7 @@ def split_grammar(name: str) -> Grammar:
     return induce_lispress_grammar(turn.lispress for turn in turns).grammar
 
 
-def check_lispress(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
-    """Well-formed: the answer reads as one Lispress program."""
-    try:
-        read_lispress(answer)
-        found: list[Violation] = []
-    except LispressError as exc:
-        found = [Violation("lispress", f"The answer is not one Lispress program: {exc}.", seen=answer[:60])]
-    return Verdict.of(found, detail={"well_formed": not found})
+check_lispress = reads_as_one("lispress", "Lispress program", read_lispress, LispressError)
 
 
 def lispress_quality(instance: TaskInstance, answer: str) -> dict[str, float]:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
 
 from corral.grammars import Grammar
 from corral.tasks import Task, TaskInstance, TaskOption, register_task
-from corral.verdicts import Verdict, Violation
 
 from ._mtop import (
     DOWNLOAD,
@@ -28,7 +26,7 @@ from ._mtop import (
     mtop_examples,
     read_top,
 )
-from ._prompting import check_counts, parse_instance, parse_task, pool_shots, shot_options
+from ._prompting import check_counts, parse_instance, parse_task, pool_shots, reads_as_one, shot_options
 
 VERSION = "1"
 
@@ -48,14 +46,7 @@ def mtop_grammar(instance: TaskInstance) -> Grammar:
     return mtop_structure(target["data"], target["language"]).for_utterance(target["tokens"], target["utterance"])
 
 
-def check_top(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
-    """Well-formed: the answer reads as one decoupled TOP tree."""
-    try:
-        read_top(answer)
-        found: list[Violation] = []
-    except TopError as exc:
-        found = [Violation("top", f"The answer is not one TOP tree: {exc}.", seen=answer[:60])]
-    return Verdict.of(found, detail={"well_formed": not found})
+check_top = reads_as_one("top", "TOP tree", read_top, TopError)
 
 
 def top_quality(instance: TaskInstance, answer: str) -> dict[str, float]:

@@ -9,10 +9,10 @@ from typing import Any, Protocol, TypeVar
 
 from corral.retrieval import Example
 from corral.tasks import PromptTemplate, Task, TaskInstance, TaskOption
-from corral.verdicts import Verdict
+from corral.verdicts import Verdict, Violation
 
 __all__ = ["CHARS_PER_TOKEN", "INSTRUCTION", "check_counts", "count_tokens", "cross_database_shots", "max_tokens",
-           "parse_instance", "parse_task", "pool_shots", "shot_options"]
+           "parse_instance", "parse_task", "pool_shots", "reads_as_one", "shot_options"]
 
 INSTRUCTION = "Let's translate what a human user says into what a computer might say."
 CHARS_PER_TOKEN = 3
@@ -52,6 +52,22 @@ def parse_instance(id: str, text: str, gold: str, pairs: str, groups: Mapping[st
     return TaskInstance(id=id, prompt=f"{INSTRUCTION}\n\n{pairs}Human: {text}\nComputer:",
                         target={"gold": gold, **target}, groups=dict(groups), max_tokens=max_tokens(gold),
                         reference=gold)
+
+
+def reads_as_one(rule: str, what: str, read: Callable[[str], object],
+                 error: type[Exception]) -> Callable[[TaskInstance, str], Verdict[dict[str, Any]]]:
+    """A well-formedness check: the answer passes when ``read`` reads it whole; else one ``rule`` violation saying
+    it is not one ``what``, with the reader's own message (which names the place)."""
+    def check(instance: TaskInstance, answer: str) -> Verdict[dict[str, Any]]:
+        try:
+            read(answer)
+            found: list[Violation] = []
+        except error as exc:
+            found = [Violation(rule, f"The answer is not one {what}: {exc}.", seen=answer[:60])]
+        return Verdict.of(found, detail={"well_formed": not found})
+
+    check.__doc__ = f"Well-formed: the answer reads as one {what}."
+    return check
 
 
 def parse_task(name: str, version: str, instances: Callable[[], Iterator[TaskInstance]],

@@ -169,32 +169,23 @@ class _Functions:
     def __init__(self, world: World) -> None:
         self.world = world
 
-    def check1(self, prop: str, value: Any) -> None:
-        kind = self.world.type1.get(prop)
+    def kind(self, side: int, prop: str) -> str:
+        """The type of the property's argument ``side`` (1 or 2), as the last fact stored with it left it."""
+        kind = (self.world.type1 if side == 1 else self.world.type2).get(prop)
         if kind is None:
-            raise ExecutionError(f"Property {prop} has no type1")
-        if _type(value) != kind:
-            raise ExecutionError(f"Type check failed: {prop} doesn't match arg1 {value}")
+            raise ExecutionError(f"Property {prop} has no type{side}")
+        return kind
 
-    def check2(self, prop: str, value: Any) -> None:
-        kind = self.world.type2.get(prop)
-        if kind is None:
-            raise ExecutionError(f"Property {prop} has no type2")
-        if _type(value) != kind:
-            raise ExecutionError(f"Type check failed: {prop} doesn't match arg2 {value}")
-
-    def numeric2(self, prop: str) -> bool:
-        kind = self.world.type2.get(prop)
-        if kind is None:
-            raise ExecutionError(f"Property {prop} has no type2")
-        return kind.endswith("number") or kind in ("en.date", "en.time")
+    def check(self, side: int, prop: str, value: Any) -> None:
+        if _type(value) != self.kind(side, prop):
+            raise ExecutionError(f"Type check failed: {prop} doesn't match arg{side} {value}")
 
     def get_property(self, objects: list[Value], prop: str) -> list[Value]:
         out: list[Value] = []
         seen: set[Value] = set()
         for obj in objects:
             values = self.world.lookup(obj, prop)
-            self.check1(prop, obj)
+            self.check(1, prop, obj)
             for value in values:
                 if value not in seen:
                     out.append(value)
@@ -205,53 +196,42 @@ class _Functions:
 
     def filter(self, entities: list[Value], prop: str, compare: str, refs: list[Value]) -> list[Value]:
         for ref in refs:
-            self.check2(prop, ref)
+            self.check(2, prop, ref)
         kept = []
         for entity in entities:
             if not isinstance(entity, NameValue):
                 continue
             values = self.world.lookup(entity, prop)
-            self.check1(prop, entity)
+            self.check(1, prop, entity)
             match = _compare(compare, values, refs)
             if match:
                 kept.append(entity)
         return kept
 
     def superlative(self, entities: list[Value], mode: str, prop: str) -> list[Value] | None:
-        best: list[Value] | None = None
-        best_degree = math.nan
+        scored = []
         for entity in entities:
             degree = _degree(self.world.lookup(entity, prop), mode)
-            self.check1(prop, entity)
-            if best is None or (degree > best_degree if mode == "max" else degree < best_degree):
-                best, best_degree = [entity], degree
-            elif degree == best_degree:
-                best.append(entity)
-        return best
+            self.check(1, prop, entity)
+            scored.append((entity, degree))
+        return _extremes(scored, mode)
 
     def counted(self, entities: list[Value], prop: str, restrictors: list[Value] | None) -> list[tuple[Value, int]]:
         for value in restrictors or ():
-            self.check2(prop, value)
-        if self.numeric2(prop):
+            self.check(2, prop, value)
+        if _numeric(self.kind(2, prop)):
             raise ExecutionError(f"Property {prop} has numeric type2, which is not allowed")
         out = []
         for entity in entities:
             values = self.world.lookup(entity, prop)
             degree = sum(1 for v in values if restrictors is None or v in restrictors)
-            self.check1(prop, entity)
+            self.check(1, prop, entity)
             out.append((entity, degree))
         return out
 
     def count_superlative(self, entities: list[Value], mode: str, prop: str,
                           restrictors: list[Value] | None = None) -> list[Value] | None:
-        best: list[Value] | None = None
-        best_degree = math.nan
-        for entity, degree in self.counted(entities, prop, restrictors):
-            if best is None or (degree > best_degree if mode == "max" else degree < best_degree):
-                best, best_degree = [entity], degree
-            elif degree == best_degree:
-                best.append(entity)
-        return best
+        return _extremes(self.counted(entities, prop, restrictors), mode)
 
     def count_comparative(self, entities: list[Value], prop: str, mode: str, threshold: NumberValue,
                           restrictors: list[Value] | None = None) -> list[Value]:
@@ -259,11 +239,10 @@ class _Functions:
             "=": lambda d: d == threshold.value, "<": lambda d: d < threshold.value,
             ">": lambda d: d > threshold.value, "<=": lambda d: d <= threshold.value,
             ">=": lambda d: d >= threshold.value}
-        if mode not in tests:
-            counted = self.counted(entities, prop, restrictors)
-            if counted:
-                raise ExecutionError(f"Illegal mode: {mode}")
-        return [entity for entity, degree in self.counted(entities, prop, restrictors) if tests[mode](degree)]
+        counted = self.counted(entities, prop, restrictors)
+        if counted and mode not in tests:
+            raise ExecutionError(f"Illegal mode: {mode}")
+        return [entity for entity, degree in counted if tests[mode](degree)]
 
     def concat(self, first: list[Value], second: list[Value]) -> list[Value]:
         for a in first:
@@ -285,26 +264,36 @@ class _Functions:
         return [NumberValue(total / len(values) if mode == "avg" else total, values[0].unit)]  # type: ignore[union-attr]
 
     def ensure_numeric_property(self, prop: str) -> str:
-        kind = self.world.type2.get(prop)
-        if kind is None:
-            raise ExecutionError(f"Property {prop} has no type2")
-        if kind.endswith("number") or kind in ("en.date", "en.time"):
+        if _numeric(self.kind(2, prop)):
             return prop
         raise ExecutionError(f"Property {prop} has non-numeric type2, which is not allowed")
 
     def ensure_numeric_entity(self, values: list[Value]) -> list[Value]:
         if not values:
             raise ExecutionError("Index 0 out of bounds for length 0")
-        kind = _type(values[0])
-        if kind.endswith("number") or kind in ("en.date", "en.time"):
+        if _numeric(_type(values[0])):
             return values
         raise ExecutionError(f"List {values} is non-numeric, which is not allowed")
 
     def domain(self, prop: str) -> list[Value]:
-        kind = self.world.type1.get(prop)
-        if kind is None:
-            raise ExecutionError(f"Property {prop} has no type1")
-        return self.get_property([NameValue(kind)], _reverse("type"))
+        return self.get_property([NameValue(self.kind(1, prop))], _reverse("type"))
+
+
+def _numeric(kind: str) -> bool:
+    return kind.endswith("number") or kind in ("en.date", "en.time")
+
+
+def _extremes(scored: list[tuple[Value, float]], mode: str) -> list[Value] | None:
+    """The entities of the first extreme degree (``max`` or else the least), ties kept in order; None for none, as
+    SimpleWorld's superlatives return null (a degree of NaN never beats the first)."""
+    best: list[Value] | None = None
+    best_degree = math.nan
+    for entity, degree in scored:
+        if best is None or (degree > best_degree if mode == "max" else degree < best_degree):
+            best, best_degree = [entity], degree
+        elif degree == best_degree:
+            best.append(entity)
+    return best
 
 
 def _compare(compare: str, values: list[Value], refs: list[Value]) -> bool:
