@@ -16,8 +16,8 @@ from corral.cli import app
 from corral.models import ScriptedModel
 
 runner = CliRunner()
-SHARED = {"config", "task_option", "model", "where", "limit", "samples", "rounds", "decoding", "settings", "output",
-          "no_cache", "report"}  # the rest of a run's spec: --config FILE or --set KEY=VALUE
+SHARED = {"config", "task_option", "model", "base_url", "where", "limit", "samples", "rounds", "decoding", "reasoning",
+          "settings", "output", "no_cache", "report"}  # the rest of a run's spec: --config FILE or --set KEY=VALUE
 
 
 def _one_line_error(result) -> str:
@@ -43,7 +43,7 @@ def scripted(monkeypatch):
 def test_eval_has_only_the_options_every_task_shares():
     command = typer.main.get_command(app).commands["eval"]  # type: ignore[attr-defined]
     options = [param for param in command.params if isinstance(param, TyperOption) and param.name != "help"]
-    assert {option.name for option in options} == SHARED and len(options) == 12
+    assert {option.name for option in options} == SHARED and len(options) == 14
     flags = {flag for option in options for flag in option.opts}
     assert {"-T", "--task-option", "--limit", "--where"} <= flags
     assert not flags & {"--constrained", "--extract", "--structures", "--per-structure", "--checker-mode", "--shots"}

@@ -66,8 +66,9 @@ class ScriptedServer:
     now, so a test can see that a closed model leaves none behind.
     """
 
-    def __init__(self, script: Sequence[Reply] | Callable[[int], Reply]) -> None:
+    def __init__(self, script: Sequence[Reply] | Callable[[int], Reply], owned_by: str | None = None) -> None:
         self.script = script
+        self.owned_by = owned_by  # what GET /models says owns the model (a server's kind), if anything
         self.hits = 0
         self.hit_times: list[float] = []
         self.bodies: list[dict[str, Any]] = []
@@ -123,7 +124,10 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 server.connection(-1)
 
         def do_GET(self) -> None:
-            self._send(json_reply(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]}))
+            model = {"id": "scripted", "object": "model"}
+            if server.owned_by is not None:
+                model["owned_by"] = server.owned_by
+            self._send(json_reply(200, {"object": "list", "data": [model]}))
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))

@@ -44,6 +44,9 @@ PERSON = {
     "additionalProperties": False,
 }
 
+STRICT_PERSON = {**PERSON, "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}
+"""PERSON inside OpenAI's strict subset (which has no maxLength)."""
+
 WORDS = ("apple", "river", "stone", "cloud", "tiger", "piano", "lemon", "candle")
 
 
@@ -114,15 +117,17 @@ def test_json_schema_grammar_through_llamacpp_field(smol: OpenAIModel) -> None:
 
 @needs_llama
 def test_server_rejecting_the_grammar_field_gives_a_clear_bounded_error(llama: LlamaServer) -> None:
-    """llama-cpp-python knows no ``response_format`` of type json_schema; it answers 500, so this is retried
-    (a 5xx might be transient) and then reported, with the server's words and a hint at ``grammar_mode``."""
-    with OpenAIModel("smollm2", base_url=llama.url, grammar_mode="auto", max_retries=1, **FAST) as model:
+    """llama-cpp-python knows no ``response_format`` of type json_schema (what an OpenAI-style server is sent); it
+    answers 500, so this is retried (a 5xx might be transient) and then reported, with the server's words and a hint
+    at ``grammar_mode``."""
+    with OpenAIModel("smollm2", base_url=llama.url, grammar_mode="openai", max_retries=1, **FAST) as model:
         started = time.monotonic()
-        [[completion]] = model.complete([Request.user("hi", Sampling(max_tokens=4), Grammar.json_schema(PERSON))])
+        [[completion]] = model.complete([Request.user("hi", Sampling(max_tokens=4),
+                                                      Grammar.json_schema(STRICT_PERSON))])
     assert time.monotonic() - started < 10
     assert completion.finish_reason == "error"
     assert "HTTP 500" in completion.error and "json_object" in completion.error
-    assert "grammar_mode='auto'" in completion.error
+    assert "grammar_mode='openai'" in completion.error
 
 
 @needs_llama
@@ -282,12 +287,15 @@ def test_each_sample_is_its_own_request_with_its_own_seed() -> None:
 
 
 @pytest.mark.parametrize(("mode", "grammar", "field"), [
-    ("auto", Grammar.json_schema(PERSON),
+    ("auto", Grammar.json_schema(STRICT_PERSON),
      {"response_format": {"type": "json_schema", "json_schema": {
-         "name": f"corral_{Grammar.json_schema(PERSON).hash}", "schema": PERSON, "strict": True}}}),
+         "name": f"corral_{Grammar.json_schema(STRICT_PERSON).hash}", "schema": STRICT_PERSON, "strict": True}}}),
     ("llamacpp", Grammar.json_schema(PERSON), {"response_format": {"type": "json_object", "schema": PERSON}}),
     ("vllm", Grammar.regex(r"[a-z]+"), {"structured_outputs": {"regex": "[a-z]+"}}),
-    ("vllm", Grammar.lark('start: "yes" | "no"'), {"structured_outputs": {"grammar": 'start: "yes" | "no"'}}),
+    ("vllm", Grammar.lark('start: "yes" | "no"'), {"structured_outputs": {"choice": ["yes", "no"]}}),
+    ("vllm", Grammar.lark('start: "y" W\nW: /[a-z]+/'),
+     {"structured_outputs": {"grammar": 'start: "y" W\nW: /[a-z]+/'}}),
+    ("vllm-legacy", Grammar.lark('start: "a" | "b"'), {"guided_choice": ["a", "b"]}),
     ("vllm", Grammar.json_schema(PERSON), {"structured_outputs": {"json": PERSON}}),
     ("vllm-legacy", Grammar.regex(r"[a-z]+"), {"guided_regex": "[a-z]+"}),
     ("vllm-legacy", Grammar.json_schema(PERSON), {"guided_json": PERSON}),
@@ -301,12 +309,16 @@ def test_grammar_modes_put_the_grammar_where_the_server_looks(mode: str, grammar
     assert {key: body[key] for key in field} == field
 
 
-@pytest.mark.parametrize("mode", ["auto", "json_schema", "llamacpp"])
-def test_grammars_a_mode_cannot_carry_are_refused_before_sending(mode: str) -> None:
+@pytest.mark.parametrize(("mode", "source", "says"), [
+    ("auto", 'start: "yes" | "no"', "takes no lark grammar"),
+    ("json_schema", 'start: "yes" | "no"', "takes no lark grammar"),
+    ("llamacpp", 'start: A B\nA: "a"\nB: "b"', "several lexemes"),
+])
+def test_grammars_a_mode_cannot_carry_are_refused_before_sending(mode: str, source: str, says: str) -> None:
     with (ScriptedServer([completion_reply()]) as server,
           OpenAIModel("m", base_url=server.url, grammar_mode=mode) as model,  # type: ignore[arg-type]
-          pytest.raises(ModelError, match=r"lark grammar.*grammar_mode|no exact GBNF") as caught):
-        model.complete([Request.user("hi", grammar=Grammar.lark('start: "yes" | "no"'))])
+          pytest.raises(ModelError, match=f"cannot enforce this grammar: .*{says}") as caught):
+        model.complete([Request.user("hi", grammar=Grammar.lark(source))])
     assert server.hits == 0
     assert "\n" not in str(caught.value)
 

@@ -13,19 +13,9 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from corral.constraints import (
-    DEFAULT_BUDGET,
-    Budget,
-    Constraint,
-    ConstraintJSONError,
-    ConstraintSyntaxError,
-    check,
-    parse,
-    render,
-    to_json,
-)
+from corral.constraints import DEFAULT_BUDGET, Budget, check, render, to_json
+from corral.grammars import COMPILE_SECONDS, MAX_COMPILE_SECONDS
 from corral.jsonl import append_jsonl, dumps
-from corral.registry import RegistryError
 from corral.text import printable, scrub
 
 from ._build import register as register_build
@@ -33,10 +23,12 @@ from ._clamp import app as clamp_app
 from ._collie import app as collie_app
 from ._console import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_PASS, EXIT_UNDECIDED, err, out
 from ._console import fail as _fail
+from ._constraint import load_spec as _load_spec
 from ._doctor import register as register_doctor
 from ._eval import register as register_eval
 from ._eval import spec_of
 from ._generate import grammar_from_options
+from ._grammar import app as grammar_app
 from ._options import (
     MAX_MEMORY_MB,
     MAX_TIMEOUT,
@@ -89,6 +81,7 @@ app = typer.Typer(
 )
 app.add_typer(clamp_app, name="clamp")
 app.add_typer(collie_app, name="collie")
+app.add_typer(grammar_app, name="grammar")
 app.add_typer(schema_app, name="schema")
 app.add_typer(train_app, name="train")
 register_eval(app)
@@ -96,33 +89,6 @@ register_tasks(app)
 register_report(app)
 register_build(app)
 register_doctor(app)
-
-
-def _load_spec(spec: str, profile: str | None) -> Constraint:
-    spec = scrub(spec)[0]  # bytes that are not UTF-8 reach argv as lone surrogates
-    try:
-        if spec.lstrip().startswith("{"):
-            from corral.constraints import from_json
-
-            constraint = from_json(json.loads(spec))
-        else:
-            constraint = parse(spec)
-        if profile is not None:
-            from dataclasses import replace
-
-            from corral.text import get_profile
-
-            get_profile(profile)
-            constraint = replace(constraint, profile=profile)
-        return constraint
-    except ConstraintSyntaxError as exc:
-        pointer = " " * (exc.column - 1) + "^" if exc.line == 1 and len(exc.spec) < 200 else ""
-        detail = f"\n  {exc.spec}\n  {pointer}" if pointer else ""
-        raise _fail(f"bad constraint: {exc}{detail}") from None
-    except (ConstraintJSONError, json.JSONDecodeError, RegistryError, ValueError) as exc:
-        raise _fail(f"bad constraint: {exc}") from None
-    except RecursionError:
-        raise _fail("bad constraint: nested too deeply (at most 100 levels)") from None
 
 
 @app.command("check")
@@ -252,9 +218,11 @@ def generate_command(
     seed: Annotated[int, seed_option()] = 0,
     free: Annotated[bool, typer.Option("--free", help="With --constraint: only check, decode freely.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per output.")] = False,
+    compile_seconds: Annotated[float, float_option(low=0, high=MAX_COMPILE_SECONDS, low_open=True, help=(
+        "Time the grammar's compile may take; past it: exit 2."))] = COMPILE_SECONDS,
 ) -> None:
     """Generate with a model and print each output (with --constraint, its verdict; exit 1 if any fails)."""
-    from corral.grammars import GrammarError
+    from corral.grammars import CompileBudget, GrammarError, within_budget
     from corral.models import ModelError, Request, Sampling, load_model
 
     from ._generate import completion_json, grammar_from_options
@@ -262,7 +230,8 @@ def generate_command(
     spec = _load_spec(constraint, None) if constraint is not None else None
     try:
         sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed, n=n)
-        grammar = grammar_from_options(None if free else spec, schema, lark, regex)
+        grammar = within_budget(lambda: grammar_from_options(None if free else spec, schema, lark, regex),
+                                CompileBudget(seconds=compile_seconds))
     except (ValueError, GrammarError) as exc:
         raise _fail(str(exc)) from None
     options = {"base_url": base_url} if base_url else {}

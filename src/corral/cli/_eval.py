@@ -30,7 +30,8 @@ def _set_help() -> str:
     fields = [("strategy", "greedy|rerank|smc"), ("strategy.k", rerank.k), ("strategy.temperature", rerank.temperature),
               ("strategy.particles", smc.particles), ("sampling.temperature", sampling.temperature),
               ("sampling.top_p", sampling.top_p), ("sampling.max_tokens", "N"), ("sampling.seed", sampling.seed),
-              ("sampling.repeat_limit", "N"), ("close_limit", spec.close_limit), ("batch_size", "N"),
+              ("sampling.repeat_limit", "N"), ("close_limit", spec.close_limit),
+              ("compile_seconds", spec.compile_seconds), ("batch_size", "N"),
               ("base_url", "URL"), ("model_options.NAME", "VALUE")]
     shown = ", ".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in fields)
     return (f"Any other spec field, dotted (repeatable; defaults shown): {shown} (docs/evaluation.md). A value is "
@@ -48,6 +49,9 @@ def eval_command(
         help="A task option (repeatable); corral tasks TASK lists them, e.g. -T checker_mode=reference.")] = None,
     model: Annotated[str | None, typer.Option(help=(
         "smollm2 (the default), transformers:smollm2, openai:NAME, or a GGUF."))] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", metavar="URL", help=(
+        "The OpenAI-compatible server of an openai:NAME model, e.g. http://127.0.0.1:8000/v1 (default: "
+        "$OPENAI_BASE_URL); constrained runs print what it enforces first (docs/serving.md)."))] = None,
     where: Annotated[list[str] | None, typer.Option(
         metavar="GROUP=V1,V2",
         help="Only instances whose group has one of these values: GROUP=V1,V2 (repeatable).")] = None,
@@ -61,6 +65,10 @@ def eval_command(
         "Feedback rounds after the first attempt (default 0)."))] = None,
     decoding: Annotated[str | None, typer.Option(help=(
         "free (the default), constrained, or both (two runs, one report)."))] = None,
+    reasoning: Annotated[str | None, typer.Option(metavar="auto|OPEN,CLOSE|off", help=(
+        "The model thinks first: a reasoning block, its tags from the chat template (auto) or given "
+        "(e.g. '<think>,</think>'); checks and grammars apply to the answer after it. Bound it with --set "
+        "reasoning.max_chars=N (docs/reasoning.md)."))] = None,
     settings: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help=_set_help())] = None,
     output: Annotated[Path | None, typer.Option("--out", help="Run directory (default under corral-runs/).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
@@ -72,8 +80,10 @@ def eval_command(
     from corral.registry import RegistryError
     from corral.tasks import get_task
 
-    spec = spec_of({"task": task, "config": config, "task_option": task_option, "model": model, "where": where,
-                    "limit": limit, "samples": samples, "rounds": rounds, "decoding": decoding, "settings": settings})
+    spec = spec_of({"task": task, "config": config, "task_option": task_option, "model": model,
+                    "base_url": base_url, "where": where,
+                    "limit": limit, "samples": samples, "rounds": rounds, "decoding": decoding, "settings": settings,
+                    "reasoning": reasoning})
     try:
         the_task = get_task(spec.task, **spec.task_options)
         plans = [plan_run(one, the_task) for one in spec.runs()]  # every run checked before any model loads
@@ -97,7 +107,8 @@ def eval_command(
                     bar.update(lines[0], completed=done, total=total,
                                rate=f"pass {passed / done:.0%}" if done else "")
 
-                run_dir, summary = evaluate(plan, run, model=loaded, cache=cache, on_progress=show)
+                run_dir, summary = evaluate(plan, run, model=loaded, cache=cache, on_progress=show,
+                                            on_plan=_show_plan)
             summaries.append((run_dir, summary))
             _headline(run_dir, summary)
     except KeyboardInterrupt:
@@ -117,6 +128,11 @@ def eval_command(
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
+def _show_plan(line: str) -> None:
+    """A served constrained run's grammar plan, before it generates (what the server enforces, what it cannot)."""
+    out.print(f"grammar plan: {line}", highlight=False, soft_wrap=True, markup=False)
+
+
 def spec_of(params: Mapping[str, Any]) -> EvalSpec:
     """The run's ``EvalSpec`` from the command's parameters (click's, by name): the ``--config`` file's fields, then
     the flags that were given, then each ``--set``; one ``error:`` line naming the file (or ``options``) and the field
@@ -129,10 +145,12 @@ def spec_of(params: Mapping[str, Any]) -> EvalSpec:
     except SpecError as exc:
         raise _fail(str(exc)) from None
     options, where = params.get("task_option"), params.get("where")
-    flags = {key: params.get(key) for key in ("task", "model", "samples", "rounds", "decoding")}
+    flags = {key: params.get(key) for key in ("task", "model", "base_url", "samples", "rounds", "decoding")}
     flags |= {"task_options": task_options(options) if options else None,
               "where": group_values(where) if where else None, **_limits(params.get("limit") or [])}
     data |= {key: value for key, value in flags.items() if value is not None}
+    if params.get("reasoning") is not None:
+        data["reasoning"] = _reasoning(params["reasoning"])
     for setting in params.get("settings") or []:
         _set(data, setting)
     if not data.get("task"):
@@ -141,6 +159,17 @@ def spec_of(params: Mapping[str, Any]) -> EvalSpec:
         return parse_eval_spec(data, str(config) if config else "options")
     except SpecError as exc:
         raise _fail(str(exc)) from None
+
+
+def _reasoning(value: str) -> str | dict[str, str] | None:
+    """``--reasoning``: ``auto``, ``off`` (none, over a config file's), or the tags ``OPEN,CLOSE``."""
+    text = value.strip()
+    if text.lower() in ("auto", "off", "none"):
+        return "auto" if text.lower() == "auto" else None
+    open_, sep, close = text.partition(",")
+    if not sep or not open_.strip() or not close.strip() or "," in close:
+        raise _fail(f"--reasoning {value!r}: write auto, off, or the two tags OPEN,CLOSE, e.g. '<think>,</think>'")
+    return {"open": open_.strip(), "close": close.strip()}
 
 
 def _set(data: dict[str, Any], setting: str) -> None:
@@ -209,7 +238,12 @@ def _headline(run: Path, summary: Summary) -> None:
     if counts.closed:
         text += (f" ({counts.closed} closed, {counts.closed_passed} of them passed; final with closing "
                  f"{summary.final_success_with_closing.value:.1%})")
-    text += f", empty {counts.empty}; run: {run}"
+    text += f", empty {counts.empty}"
+    if summary.thinking is not None:
+        thinking = summary.thinking
+        text += (f", thinking {thinking.mean_chars:,.0f} characters on average ({thinking.unclosed} blocks never "
+                 f"closed)")
+    text += f"; run: {run}"
     out.print(text, highlight=False, soft_wrap=True)
     for runtime in summary.runtimes:
         out.print(f"  computed with {runtime}", highlight=False, soft_wrap=True)

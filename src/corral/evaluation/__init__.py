@@ -40,7 +40,7 @@ from ._spec import (
     parse_eval_spec,
     read_spec_file,
 )
-from ._summary import Counts, Rate, RoundRate, RuleCount, Summary, Tokens, ZeroQuality
+from ._summary import Counts, Rate, RoundRate, RuleCount, Summary, Thinking, Tokens, ZeroQuality
 
 __all__ = [
     "CLOSE_LIMIT",
@@ -73,6 +73,7 @@ __all__ = [
     "SmcStrategy",
     "SpecError",
     "Summary",
+    "Thinking",
     "Tokens",
     "ZeroQuality",
     "aggregate_quality",

@@ -159,7 +159,21 @@ def summarize(config: RunConfig, records: Iterable[SampleRecord], runtimes: Sequ
         "by_group_violated_rules": {key: {value: violated_rules(first_of(members), top=5)
                                           for value, members in sorted(groups[key].items())}
                                     for key in sorted(groups)},
+        "thinking": thinking_block(list(kept.values())),
     })
+
+
+def thinking_block(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
+    """How long the records' reasoning blocks were and how many never closed (``Summary.thinking``); None when no
+    record has a block."""
+    blocks = [record for record in records if record.thinking is not None]
+    if not blocks:
+        return None
+    lengths = [len(record.thinking or "") for record in blocks]
+    unclosed = sum(record.thinking_closed is False for record in blocks)
+    return {"records": len(blocks), "empty": sum(not length for length in lengths), "unclosed": unclosed,
+            "unclosed_rate": unclosed / len(blocks), "mean_chars": _mean(lengths), "max_chars": max(lengths),
+            "served": sum(record.thinking_served for record in blocks)}
 
 
 def fluency_block(finals: Sequence[SampleRecord]) -> dict[str, Any]:

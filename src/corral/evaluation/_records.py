@@ -27,6 +27,7 @@ from corral.errors import InputError
 from corral.files import MAX_RUN_FILE_BYTES, read_input_bytes
 from corral.jsonl import JsonlError, append_jsonl, enumerate_jsonl
 from corral.models import MAX_PARTICLES, Likelihood
+from corral.tasks import ReasoningSpec
 from corral.verdicts import Verdict
 
 from ._spec import (
@@ -93,6 +94,11 @@ class RunConfig(_Frozen):
     # constrained: what compiled the grammars (Corral's version, the grammar compiler's sources, the mask engine);
     # ``corral.evaluation.grammar_fingerprint``. A run is never resumed by another compiler: its outputs would mix
     grammar_fingerprint: str = ""
+    # constrained on a served model: what the server enforces (``corral.evaluation._served_plan``): its kind, the
+    # summary line, and per instance enforced-as or checker-only-with-reason; not part of what a record means
+    grammar_plan: dict[str, Any] | None = None
+    # the reasoning block the model writes before its answer, resolved (tags and pre-fill fixed): what is checked
+    reasoning: ReasoningSpec | None = None
     # extent (bounded: a config is read back from disk, and summaries and reports loop over these)
     samples: int = Field(1, ge=1, le=MAX_SAMPLES)
     rounds: int = Field(0, ge=0, le=MAX_ROUNDS)  # feedback rounds after the first attempt
@@ -117,6 +123,8 @@ class RunConfig(_Frozen):
             identity |= {"particles": self.particles}
         if self.decoding == "constrained" and self.grammar_fingerprint:  # what a constrained record means
             identity |= {"close_limit": self.close_limit, "grammar_fingerprint": self.grammar_fingerprint}
+        if self.reasoning is not None:  # the answer is what follows the block: another run than without it
+            identity |= {"reasoning": self.reasoning.model_dump(mode="json")}
         return identity
 
     def with_hash(self) -> RunConfig:
@@ -137,12 +145,14 @@ class RunConfig(_Frozen):
 
     @property
     def label(self) -> str:
-        """How reports name this run: model and decoding (and the strategy, when it is not the default)."""
+        """How reports name this run: model and decoding (and the strategy, when it is not the default, and the
+        reasoning block, when there is one)."""
+        thinking = ", thinking" if self.reasoning is not None else ""
         if self.strategy == "rerank":
-            return f"{self.model} ({self.decoding}, rerank k={self.rerank_k})"
+            return f"{self.model} ({self.decoding}, rerank k={self.rerank_k}{thinking})"
         if self.strategy == "smc":
-            return f"{self.model} ({self.decoding}, smc K={self.particles})"
-        return f"{self.model} ({self.decoding})"
+            return f"{self.model} ({self.decoding}, smc K={self.particles}{thinking})"
+        return f"{self.model} ({self.decoding}{thinking})"
 
 
 class Candidate(_Frozen):
@@ -203,6 +213,11 @@ class SampleRecord(_Frozen):
     rerank: Rerank | None = None  # the candidates, when the run's strategy is rerank and the sample constrained
     replaced: int = 0  # characters of the model's output that could not be encoded, replaced by U+FFFD
     undecided: str | None = None  # why the checker could not decide (its budget ran out); the sample then fails
+    # the reasoning block's text, when the run declares one or the server separated one (None: no block); ``answer``
+    # is then taken from what follows the block, and ``output`` keeps the whole text
+    thinking: str | None = None
+    thinking_closed: bool | None = None  # False: the block never closed within its bound (no answer; failed)
+    thinking_served: bool = False  # the server returned the block apart from ``output`` (reasoning_content)
 
     @model_validator(mode="before")
     @classmethod

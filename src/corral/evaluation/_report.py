@@ -129,6 +129,7 @@ def _markdown(summaries: Sequence[Summary], labels: Sequence[str], runs: Sequenc
                       s.sample_decoding.get("free-fallback", 0)]
                      for label, s in zip(labels, summaries, strict=True)])
     lines += _closing_section(summaries, labels)
+    lines += _thinking_section(summaries, labels)
 
     for key in sorted({key for s in summaries for key in s.by_group}):
         values = sorted({value for s in summaries for value in s.by_group.get(key, {})})
@@ -180,6 +181,21 @@ def _changed(counts: Counts) -> str:
     changed = str(counts.closing_changed_verdict)
     unjudged = counts.closed_unjudged
     return f"{changed} ({unjudged} not judged: older records)" if unjudged else changed
+
+
+def _thinking_section(summaries: Sequence[Summary], labels: Sequence[str]) -> list[str]:
+    """How much the model thought before answering, where a run declares a reasoning block (docs/reasoning.md)."""
+    if not any(s.thinking for s in summaries):
+        return []
+    lines = ["## Thinking", "",
+             "Outputs (all rounds) with a reasoning block: its length in characters, how many were empty (the model "
+             "answered at once), and how many never closed within the block's bound: those have no answer and fail "
+             "(rule `reasoning-unclosed`). *Served* blocks were separated by the server's reasoning parser.", ""]
+    rows = [[label, t.records, f"{t.mean_chars:,.0f}", f"{t.max_chars:,}", t.empty,
+             f"{t.unclosed} ({100 * t.unclosed_rate:.1f}%)", t.served] if (t := s.thinking) else [label, *["—"] * 6]
+            for label, s in zip(labels, summaries, strict=True)]
+    return lines + _table(["run", "outputs with a block", "mean characters", "most characters", "empty",
+                           "never closed", "served"], rows)
 
 
 def _fluency_section(summaries: Sequence[Summary], labels: Sequence[str]) -> list[str]:

@@ -31,9 +31,11 @@ from typing import Any, BinaryIO
 
 from corral.errors import InputError
 from corral.files import MAX_RUN_FILE_BYTES, open_input, open_output, read_input_json, writing
+from corral.grammars import DEFAULT_COMPILE_BUDGET, CompileBudget
 from corral.jsonl import append_jsonl, atomic_write
 from corral.models import Completion, Likelihood, Model, Request, parse_spec, score_texts
-from corral.tasks import Task, TaskInstance, get_task, select
+from corral.tasks import ReasoningSpec, Task, TaskInstance, get_task, select
+from corral.text import Thought
 
 from ._cache import ResponseCache
 from ._chains import Chain
@@ -55,6 +57,7 @@ from ._records import (
 )
 from ._rerank import candidate_requests, choose_candidate
 from ._scoring import score_finals
+from ._served_plan import PLANNED_BACKENDS, compile_grammar, plan_served
 from ._spec import CLOSE_LIMIT, Decoding, EvalSpec
 from ._summary import Summary
 
@@ -100,14 +103,20 @@ def plan_run(spec: EvalSpec, task: Task | None = None) -> RunPlan:
     """Plan the run ``spec`` describes: its task (``task``: the one ``spec.task`` names, already built, or one that
     is not registered; None: ``get_task(spec.task, **spec.task_options)``), the instances it selects, and the
     config with its identity hash (for a constrained run, one that names the grammar compiler).
-    A ``ValueError`` for a spec of two decodings (``EvalSpec.runs`` splits it), a selection that matches nothing
-    or a strategy the model cannot run."""
+    A ``ValueError`` for a spec of two decodings (``EvalSpec.runs`` splits it), a selection that matches nothing,
+    a strategy the model cannot run, or ``reasoning: auto`` for a model whose chat template names no block.
+    The task the plan holds carries the resolved reasoning block (``Task.reasoning``), from the spec or, when the
+    spec declares none, the task's own."""
     from corral.version import __version__
 
     if spec.decoding == "both":
         raise ValueError("decoding 'both' is two runs: plan each of spec.runs()")
     task = task if task is not None else get_task(spec.task, **spec.task_options)
     backend, _ = parse_spec(spec.model)
+    # the reasoning block, its tags fixed now (from the chat template for ``auto``): part of what a record means
+    reasoning = (spec.reasoning.resolve(spec.model) if spec.reasoning is not None
+                 else ReasoningSpec(**task.reasoning.to_json()) if task.reasoning is not None else None)
+    task = dataclasses.replace(task, reasoning=reasoning.block() if reasoning is not None else None)
     if spec.strategy.kind == "smc" and backend not in SMC_BACKENDS:
         raise ValueError(f"strategy 'smc' runs its particles inside the model's token loop: a local llama.cpp model "
                          f"({', '.join(SMC_BACKENDS)}), not {backend}")
@@ -123,6 +132,7 @@ def plan_run(spec: EvalSpec, task: Task | None = None) -> RunPlan:
         extract=task.extract, task_options=dict(task.options), stop_on_repeat=task.stop_on_repeat,
         strategy=spec.strategy.kind, close_limit=spec.close_limit,
         grammar_fingerprint=grammar_fingerprint(_grammar_module(task)) if spec.decoding == "constrained" else "",
+        reasoning=reasoning,
         samples=spec.samples, rounds=spec.rounds,
         selection={"filters": dict(spec.where), "limit": spec.limit,
                    "per_group": list(spec.per_group) if spec.per_group else None},
@@ -139,24 +149,27 @@ def _grammar_module(task: Task) -> str | None:
 
 def evaluate(spec: EvalSpec | RunPlan, out: Path | str | None = None, *, model: Model | None = None,
              cache: ResponseCache | None = None,
-             on_progress: Callable[[int, int, int], None] | None = None) -> tuple[Path, Summary]:
+             on_progress: Callable[[int, int, int], None] | None = None,
+             on_plan: Callable[[str], None] | None = None) -> tuple[Path, Summary]:
     """Run (or resume, or extend) the evaluation ``spec`` describes (or a run already planned by ``plan_run``, as
     the command line does to check every run before any starts); returns the run directory and its summary.
 
     ``out``: the run directory (None: one named by the config under ``corral-runs/``). ``model``: a model already in
     memory to reuse (it must be the spec's; the caller closes it); None loads the spec's when the first generation
     needs it. ``cache``: the shared response cache (None: no cache). ``on_progress(done, total, passed)`` is called
-    after each batch.
+    after each batch. ``on_plan(line)``: told a constrained run's grammar plan on a served model before it generates
+    (``RunConfig.grammar_plan`` keeps it whole).
     """
     planned = spec if isinstance(spec, RunPlan) else plan_run(spec)
     run = Path(out) if out is not None else default_run_dir(planned.config)
     _refuse_foreign(run)  # before the lock, which would write into a directory that is not a run's
     with run_lock(run):  # one writer: a second run on this directory is refused while this one writes
-        return _run(planned, run, model, cache, on_progress)
+        return _run(planned, run, model, cache, on_progress, on_plan)
 
 
 def _run(planned: RunPlan, run: Path, loaded_model: Model | None, cache: ResponseCache | None,
-         on_progress: Callable[[int, int, int], None] | None) -> tuple[Path, dict[str, Any]]:
+         on_progress: Callable[[int, int, int], None] | None,
+         on_plan: Callable[[str], None] | None = None) -> tuple[Path, dict[str, Any]]:
     task, config, chosen = planned.task, planned.config, planned.instances
     samples, rounds = config.samples, config.rounds
     done = _open_run(run, config)
@@ -175,6 +188,16 @@ def _run(planned: RunPlan, run: Path, loaded_model: Model | None, cache: Respons
         return loaded[0]
 
     grammars: dict[str, tuple[Any, str | None]] = {}
+    budget = CompileBudget(seconds=planned.spec.compile_seconds)  # each instance's grammar compile
+    if config.decoding == "constrained" and config.backend in PLANNED_BACKENDS:  # what the server will enforce
+        if not loaded:
+            loaded.append(planned.spec.load_model())
+        served = plan_served(task, chosen, loaded[0], grammars, budget)
+        if served is not None:
+            config = config.model_copy(update={"grammar_plan": served})
+            _write_json(run / CONFIG_FILE, config.model_dump(mode="json"))
+            if on_plan:
+                on_plan(served["summary"])
     total = _expected(config, done)
     counted = [r for r in done.values() if r.instance in by_id and r.sample < samples and r.round <= rounds]
     progress = [len(counted), total, sum(r.passed for r in counted)]
@@ -195,7 +218,7 @@ def _run(planned: RunPlan, run: Path, loaded_model: Model | None, cache: Respons
                              if (inst.id, s, round_) not in done and _chain(config, done, inst.id, s).needs(round_)]
                     if not batch:
                         continue
-                    records = _generate(task, config, batch, the_model, cache, grammars, run)
+                    records = _generate(task, config, batch, the_model, cache, grammars, run, budget)
                     for record in records:
                         append_jsonl(records_file, record.model_dump(mode="json"))
                         done[record.key] = record
@@ -335,19 +358,16 @@ def _messages(task: Task, instance: TaskInstance, done: Mapping[tuple[str, int, 
 
 def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: Callable[[], Model],
               cache: ResponseCache | None, grammars: dict[str, tuple[Any, str | None]], run: Path,
-              ) -> list[SampleRecord]:
-    """Complete and check one batch; failed generations go to errors.jsonl and are retried on the next run."""
-    from corral.grammars import NotExpressible
-
+              budget: CompileBudget = DEFAULT_COMPILE_BUDGET) -> list[SampleRecord]:
+    """Complete and check one batch; failed generations go to errors.jsonl and are retried on the next run. Each
+    instance's grammar is compiled once, within ``budget``: past it, or not expressible, the instance decodes freely
+    and its records say why."""
     requests, fallbacks = [], []
     for item in batch:
         grammar, reason = None, None
         if config.decoding == "constrained":
             if item.instance.id not in grammars:
-                try:
-                    grammars[item.instance.id] = (task.grammar(item.instance), None)
-                except NotExpressible as exc:
-                    grammars[item.instance.id] = (None, str(exc))
+                grammars[item.instance.id] = compile_grammar(task, item.instance, budget)
             grammar, reason = grammars[item.instance.id]
         smc = config.strategy == "smc" and grammar is not None
         requests.append(Request(
@@ -376,7 +396,8 @@ def _generate(task: Task, config: RunConfig, batch: Sequence[_Work], the_model: 
         completion, likelihood, candidates = got[0], got[0].likelihood, None
         if rerank:
             completion, likelihood, candidates = _rerank(the_model(), request, plan, got)
-        appended = _close_at_budget(request, completion, config.close_limit)
+        appended = "" if _block_unclosed(task, completion) else _close_at_budget(request, completion,
+                                                                                 config.close_limit)
         records.append(_record(task, config, item, completion, reason, was_cached, appended,
                                likelihood=None if appended else likelihood, rerank=candidates))
     if errors:
@@ -442,7 +463,10 @@ def _close_at_budget(request: Request, completion: Completion, limit: int = CLOS
         return ""
     from corral.grammars import shortest_completion
 
-    found = shortest_completion(request.grammar, completion.text, seconds=CLOSE_SECONDS, max_nodes=CLOSE_NODES,
+    grammar = request.grammar
+    if completion.reasoning is not None:  # the server kept the block apart: the text is the answer alone
+        grammar = dataclasses.replace(grammar, reasoning=None)
+    found = shortest_completion(grammar, completion.text, seconds=CLOSE_SECONDS, max_nodes=CLOSE_NODES,
                                 max_bytes=4 * limit) or ""
     return found if len(found) <= limit else ""
 
@@ -451,9 +475,11 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
             cached: bool, appended: str = "", likelihood: Likelihood | None = None,
             rerank: Rerank | None = None) -> SampleRecord:
     output = completion.text + appended
-    judged = task.judge(item.instance, output)
+    judged = task.judge(item.instance, output, thought=_served(task, completion, output))
     decoding = config.decoding if fallback is None else "free-fallback"
-    written = task.judge(item.instance, completion.text, quality=False).verdict.passed if appended else None
+    written = (task.judge(item.instance, completion.text, quality=False,
+                          thought=_served(task, completion, completion.text)).verdict.passed if appended else None)
+    thought = judged.thought
     return SampleRecord.judged(
         judged.verdict,
         instance=item.instance.id, sample=item.sample, round=item.round, groups=dict(item.instance.groups),
@@ -462,7 +488,27 @@ def _record(task: Task, config: RunConfig, item: _Work, completion: Completion, 
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         seconds=completion.seconds, cached=cached, quality=judged.quality,
         repeated=judged.answer in item.earlier_answers,
-        appended=appended, written_passed=written, likelihood=likelihood, rerank=rerank, replaced=completion.replaced)
+        appended=appended, written_passed=written, likelihood=likelihood, rerank=rerank, replaced=completion.replaced,
+        thinking=thought.thinking if thought else None, thinking_closed=thought.closed if thought else None,
+        thinking_served=completion.reasoning is not None)
+
+
+def _served(task: Task, completion: Completion, answer: str) -> Thought | None:
+    """The thought of a reply whose server separated the reasoning block (``answer``: its text, with anything the
+    runner appended), bounded as the task's block is; None for a reply that did not (``Task.judge`` splits it)."""
+    if completion.reasoning is None:
+        return None
+    bound = task.reasoning.max_chars if task.reasoning is not None else None
+    return Thought.served(completion.reasoning, answer, cut_off=completion.finish_reason == "length", max_chars=bound)
+
+
+def _block_unclosed(task: Task, completion: Completion) -> bool:
+    """Whether the output's reasoning block never closed within its bound: it has no answer, and the runner must
+    not write one by closing it (``_close_at_budget``)."""
+    served = _served(task, completion, completion.text)
+    if served is not None:
+        return not served.closed
+    return task.reasoning is not None and not task.reasoning.split(completion.text).closed
 
 
 def cache_model_id(config: RunConfig) -> str:

@@ -19,7 +19,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from corral.errors import InputError
+from corral.grammars import COMPILE_SECONDS, MAX_COMPILE_SECONDS
 from corral.models import MAX_PARTICLES, Sampling
+from corral.tasks import ReasoningSpec
 
 MAX_SAMPLES = 10_000
 """The most samples per instance a run may ask for (pass@k is reported for k up to the samples)."""
@@ -110,6 +112,8 @@ class EvalSpec(_Value):
     ``where`` keeps instances whose group has one of the values, then ``per_group`` (``[structure, 3]``) the first
     N of each group, then ``limit`` the first N. ``samples``, ``rounds`` and the selection may grow when a run is
     resumed; the other fields are what a record means. ``batch_size`` None: the backend's (``BATCH_SIZES``).
+    ``reasoning``: the block a reasoning model writes before its answer (``auto``: as its chat template says); the
+    checker, the quality metrics and a constrained run's grammar then apply to the answer after it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, coerce_numbers_to_str=True)
@@ -130,6 +134,10 @@ class EvalSpec(_Value):
     rounds: int = Field(0, ge=0, le=MAX_ROUNDS)
     batch_size: int | None = Field(None, ge=1, le=MAX_BATCH_SIZE)
     close_limit: int = Field(CLOSE_LIMIT, ge=0, le=MAX_CLOSE_LIMIT)
+    # constrained: seconds one instance's grammar compile may take; past them the instance decodes freely, the reason
+    # recorded (``corral.grammars.CompileBudget``)
+    compile_seconds: float = Field(COMPILE_SECONDS, gt=0, le=MAX_COMPILE_SECONDS)
+    reasoning: ReasoningSpec | None = None
 
     @field_validator("strategy", mode="before")
     @classmethod

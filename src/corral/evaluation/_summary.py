@@ -69,6 +69,25 @@ class Tokens(_Value):
     completion: int
 
 
+class Thinking(_Value):
+    """The reasoning blocks of a run's records (every round), where the run declares one or its server separated
+    one: how long the thinking was and how often the block never closed within its bound (such an output has no
+    answer and fails)."""
+
+    records: int
+    """Records with a block (an empty one included)."""
+    empty: int
+    """Blocks with no thinking: the model answered at once, or wrote an empty block."""
+    unclosed: int
+    unclosed_rate: float
+    """``unclosed`` as a share of ``records``."""
+    mean_chars: float
+    """Characters of thinking, per record with a block."""
+    max_chars: int
+    served: int
+    """Blocks the server separated from the answer (``reasoning_content``)."""
+
+
 class ZeroQuality(_Value):
     """Passing first answers, and how many of them score 0 on every quality metric (a checker can be gamed)."""
 
@@ -124,9 +143,12 @@ class Summary(_Value):
     by_group_violated_rules: dict[str, dict[str, list[RuleCount]]]
     runtimes: list[str] = []
     """Where the run's records were computed (CPU variant, backend version, processor), one line per distinct one."""
+    thinking: Thinking | None = None
+    """The reasoning blocks, when any record has one (None: no block declared or separated)."""
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        # a run without reasoning blocks writes no ``thinking`` key: its summary.json reads as it did before blocks
+        return self.model_dump(mode="json", exclude={"thinking"} if self.thinking is None else None)
 
     @classmethod
     def read(cls, path: Path) -> Summary:

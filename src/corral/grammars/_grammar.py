@@ -13,11 +13,14 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
 from corral.errors import GrammarError as GrammarError  # defined with Corral's other error roots
+from corral.text import Reasoning
+
+from ._thinking import with_thinking
 
 GrammarFormat = Literal["lark", "json_schema", "regex"]
 
@@ -103,11 +106,16 @@ class Grammar:
     hints: tuple[str, ...] = ()
     """Words and sentences a text of the grammar is likely to need (a compiled constraint's own strings): a
     search for a witness or for the completion of a cut-off output tries them whole before spelling bytes."""
+    reasoning: Reasoning | None = None
+    """A reasoning block the output starts with (``with_reasoning``): free but for its bound, then the text this
+    grammar describes. ``format`` and ``source`` stay the answer's, for a server that parses the block itself."""
 
     @cached_property
     def hash(self) -> str:
-        """A short stable digest of format and source (the compile and response caches key on it)."""
-        return hashlib.sha256(f"{self.format}\0{self.source}".encode()).hexdigest()[:16]
+        """A short stable digest of format and source (the compile and response caches key on it), and of the
+        reasoning block when there is one."""
+        block = "" if self.reasoning is None else "\0" + json.dumps(self.reasoning.to_json(), sort_keys=True)
+        return hashlib.sha256(f"{self.format}\0{self.source}{block}".encode()).hexdigest()[:16]
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -117,7 +125,12 @@ class Grammar:
         return json.loads(self.source)
 
     def llguidance(self) -> str:
-        """The grammar as llguidance's serialized form (what ``LLMatcher`` takes)."""
+        """The grammar as llguidance's serialized form (what ``LLMatcher`` takes), after its reasoning block if
+        it has one."""
+        answer = self._answer_llguidance()
+        return answer if self.reasoning is None else with_thinking(answer, self.reasoning)
+
+    def _answer_llguidance(self) -> str:
         from llguidance import LLMatcher
 
         if self.format == "lark":
@@ -130,8 +143,11 @@ class Grammar:
             return wrapped
         return LLMatcher.grammar_from_json_schema(self.source, defaults={"whitespace_flexible": False})
 
-    def to_json(self) -> dict[str, str]:
-        return {"format": self.format, "source": self.source, "description": self.description}
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"format": self.format, "source": self.source, "description": self.description}
+        if self.reasoning is not None:
+            data["reasoning"] = self.reasoning.to_json()
+        return data
 
     # ------------------------------------------------------------------------------------------- builders
     @classmethod
@@ -182,6 +198,25 @@ class Grammar:
             if self.format != "lark":  # positions refer to the engine's wrapper, not to the user's text
                 message = re.sub(r"^line \d+, column \d+: ", "", message)
             raise GrammarError(f"invalid {_NAMES[self.format]}: {message}")
+
+
+def with_reasoning(grammar: Grammar, reasoning: Reasoning | None) -> Grammar:
+    """``grammar`` after a reasoning block: the block free but for its bound (``reasoning.max_chars`` characters,
+    never its close tag before its end), then a text of ``grammar`` (``corral.grammars._thinking`` says how), so a
+    reasoning model can think before it answers under constrained decoding. None: ``grammar`` as it is. The
+    grammar's ``format`` and ``source`` stay the answer's: a server whose reasoning parser applies structured
+    outputs only after the block takes them unchanged; a local engine compiles ``llguidance()``, the whole."""
+    if reasoning is None or grammar.reasoning == reasoning:
+        return grammar
+    if grammar.reasoning is not None:
+        raise GrammarError(f"this grammar already starts with a reasoning block ({grammar.reasoning.open}"
+                           f"...{grammar.reasoning.close}); wrap the answer's grammar once")
+    where = "the output's start" if reasoning.prefilled else reasoning.open
+    described = (f"{grammar.description} (after a reasoning block from {where} to {reasoning.close}, at most "
+                 f"{reasoning.max_chars:,} characters)")
+    wrapped = replace(grammar, reasoning=reasoning, description=described)
+    wrapped.validate()
+    return wrapped
 
 
 _NAMES = {"lark": "Lark grammar", "regex": "regex", "json_schema": "JSON Schema"}

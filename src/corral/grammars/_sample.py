@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ._budget import tick
 from ._grammar import Grammar, MatcherCache, engine_limits
 
 EOS = 256
@@ -145,6 +146,7 @@ def _search(grammar: Grammar, hints: tuple[str, ...], budget: int, max_bytes: in
     steps = 0
     while steps < budget:
         steps += 1
+        tick()  # a compile's witness search counts against the compile's budget
         if len(stack) == len(taken):
             every = set(allowed_bytes(matcher))
             allowed = every & alphabet if alphabet is not None else every

@@ -21,7 +21,7 @@ from ._llamacpp_cpu import (
 )
 from ._llamacpp_smc import effective_sample_size, log_normalize, parents_from_counts, systematic_counts
 from ._load import load_model, parse_spec
-from ._openai import OpenAIModel, parse_retry_after
+from ._openai import GRAMMAR_MODES, OpenAIModel, grammar_fields, parse_retry_after
 from ._protocol import (
     MAX_PARTICLES,
     Completion,
@@ -36,6 +36,21 @@ from ._protocol import (
 )
 from ._scripted import ScriptedModel, scripted_tokens
 from ._served_reply import HostileReply, json_depth, parse_completion, read_json
+from ._structured import (
+    CAPABILITIES,
+    KEYWORD_FAMILIES,
+    LLAMACPP_CHECKER_ONLY,
+    LLAMACPP_REFUSED,
+    OPENAI_STRICT,
+    OWNED_BY,
+    SERVER_KINDS,
+    GrammarRoute,
+    ServerKind,
+    kind_from_owner,
+    plan_summary,
+    route_grammar,
+)
+from ._templates import ChatTemplate, read_chat_template
 from ._threads import (
     THREADS_VARIABLE,
     WINDOW_SECONDS,
@@ -49,15 +64,25 @@ from ._threads import (
 from ._transformers import TransformersModel
 
 __all__ = [
+    "CAPABILITIES",
+    "GRAMMAR_MODES",
+    "KEYWORD_FAMILIES",
+    "LLAMACPP_CHECKER_ONLY",
+    "LLAMACPP_REFUSED",
     "MAX_PARTICLES",
+    "OPENAI_STRICT",
+    "OWNED_BY",
     "REINSTALL",
+    "SERVER_KINDS",
     "THREADS_VARIABLE",
     "VARIANT_VARIABLE",
     "WINDOW_SECONDS",
     "X86_VARIANTS",
+    "ChatTemplate",
     "Completion",
     "CpuMismatch",
     "CpuTimes",
+    "GrammarRoute",
     "HostileReply",
     "Likelihood",
     "LlamaBuild",
@@ -69,6 +94,7 @@ __all__ = [
     "Sampling",
     "Scorer",
     "ScriptedModel",
+    "ServerKind",
     "ThreadGovernor",
     "TransformersModel",
     "Variant",
@@ -84,8 +110,10 @@ __all__ = [
     "effective_sample_size",
     "embed_texts",
     "fingerprint",
+    "grammar_fields",
     "inspect_build",
     "json_depth",
+    "kind_from_owner",
     "load_backends",
     "load_checkpoint",
     "load_model",
@@ -95,8 +123,11 @@ __all__ = [
     "parse_retry_after",
     "parse_spec",
     "plain_checkpoint",
+    "plan_summary",
+    "read_chat_template",
     "read_json",
     "resolve_gguf",
+    "route_grammar",
     "score_texts",
     "scripted_tokens",
     "systematic_counts",

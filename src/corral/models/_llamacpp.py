@@ -339,15 +339,19 @@ def _refuse(logits: np.ndarray, refused: set[int]) -> None:
 
 def _chat_template(llama, path: Path):  # -> llama_chat_format.Jinja2ChatFormatter
     """The GGUF's chat template as llama-cpp-python renders it (sandboxed Jinja)."""
+    return chat_formatter(llama._model, path)
+
+
+def chat_formatter(model, path: Path):  # (llama_cpp._internals.LlamaModel) -> llama_chat_format.Jinja2ChatFormatter
+    """The chat template of a loaded GGUF ``model`` (its vocabulary alone is enough) as llama-cpp-python renders it."""
     from llama_cpp import llama_chat_format
 
-    template = llama.metadata.get("tokenizer.chat_template")
+    template = model.metadata().get("tokenizer.chat_template")
     if not template:
         raise ModelError(f"{path} has no chat template (tokenizer.chat_template); Corral needs one to build prompts")
-    model = llama._model
     return llama_chat_format.Jinja2ChatFormatter(
-        template=template, eos_token=model.token_get_text(llama.token_eos()),
-        bos_token=model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else "")
+        template=template, eos_token=model.token_get_text(model.token_eos()),
+        bos_token=model.token_get_text(model.token_bos()) if model.token_bos() != -1 else "")
 
 
 def _sampler_chain(sampling: Sampling, seed: int | None):  # -> llama_cpp.llama_sampler_p

@@ -12,7 +12,9 @@ cache never touches the network, and a server may be started after its model is 
 reached fails fast with a one-line error naming the URL; once it has answered, connection failures count as
 transient (a restart, an overloaded proxy) and are retried.
 
-Grammars travel in whichever request field the server understands; ``grammar_mode`` says which (``GRAMMAR_MODES``).
+Grammars travel in whichever request fields the server understands (``_structured``): ``grammar_mode`` names the kind
+of server (``GRAMMAR_MODES``), and ``auto`` asks the server (``GET /v1/models`` ``owned_by``). A grammar the server
+cannot enforce exactly is never sent: ``plan_grammar`` says so first, and the runner decodes that sample freely.
 
 A server's answers are untrusted input (``_served_reply``): every request is bounded in total time (``timeout``
 for each attempt, connect to the body's last byte; ``total_timeout`` for all attempts and waits together), every
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import email.utils
 import os
 import random
@@ -42,6 +45,7 @@ from corral.text import printable
 
 from ._protocol import Completion, Likelihood, ModelError, Request
 from ._served_reply import MAX_BODY_BYTES, HostileReply, body_cap, parse_completion, read_json
+from ._structured import SERVER_KINDS, GrammarRoute, ServerKind, kind_from_owner, route_grammar, server_kind
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -50,17 +54,15 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-GrammarMode = Literal["auto", "json_schema", "llamacpp", "vllm", "vllm-legacy"]
+GrammarMode = Literal["auto", "openai", "json_schema", "llamacpp", "sglang", "vllm", "vllm-legacy"]
 
 GRAMMAR_MODES: dict[str, str] = {
-    "auto": "JSON-Schema grammars as response_format json_schema (strict), the OpenAI way; Lark and regex refused",
-    "json_schema": "the same as auto, stated explicitly (OpenAI, and vLLM's OpenAI-style response_format)",
-    "llamacpp": "JSON-Schema grammars as response_format {type: json_object, schema}, which both llama-cpp-python's "
-    "server and llama.cpp's llama-server take; Lark and regex refused (these servers take only GBNF)",
-    "vllm": "extra_body structured_outputs {json | regex | grammar} (vLLM >= 0.12; Lark needs its guidance backend)",
-    "vllm-legacy": "extra_body guided_json / guided_regex / guided_grammar (vLLM before 0.12)",
+    "auto": "the server says its kind (GET /v1/models owned_by: vllm, sglang, llamacpp, or llama-cpp-python's 'me'); "
+    "any other server is taken for an OpenAI-style API",
+    **SERVER_KINDS,
+    "json_schema": "the earlier name of openai",
 }
-"""What each ``grammar_mode`` sends; a grammar a mode cannot carry is refused before anything is sent."""
+"""What each ``grammar_mode`` sends; a grammar a server cannot enforce exactly is checker-only, never sent."""
 
 RETRY_STATUSES = frozenset({408, 409, 429})
 """Statuses worth retrying besides every 5xx: timeouts, conflicts and rate limits pass; other 4xx are final."""
@@ -120,6 +122,7 @@ class OpenAIModel:
         self.timeout = float(timeout)
         self.max_retries = max_retries
         self.grammar_mode: GrammarMode = grammar_mode
+        self._kind: ServerKind | None = None if grammar_mode == "auto" else server_kind(grammar_mode)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
@@ -148,6 +151,27 @@ class OpenAIModel:
             out.append(flat[position:position + request.sampling.n])
             position += request.sampling.n
         return out
+
+    def server_kind(self) -> ServerKind:
+        """The kind of server grammars are planned for: ``grammar_mode``, or for ``auto`` what the server says in
+        ``GET /v1/models`` (asked once, bounded like the reachability probe); a server that says nothing known, or
+        does not answer, is taken for an OpenAI-style API (JSON Schema only)."""
+        if self._kind is None:
+            owners: list[str] = []
+            with contextlib.suppress(Exception):  # no answer: the OpenAI way, which sends what any such server takes
+                owners = self._open().run(self._owners())
+            self._kind = kind_from_owner(owners)
+        return self._kind
+
+    def plan_grammar(self, grammar: Grammar) -> GrammarRoute:
+        """How ``grammar`` would travel to this server: enforced (as what), or checker-only with the reason."""
+        return route_grammar(grammar, self.server_kind())
+
+    async def _owners(self) -> list[str]:
+        async with asyncio.timeout(min(self.timeout, 10.0)):
+            page = await self._open().client.models.list()
+        self._reached = True
+        return [str(getattr(model, "owned_by", "") or "") for model in page.data]
 
     def score(self, requests: Sequence[Request], texts: Sequence[str]) -> list[Likelihood | None]:
         """None for every text: a served chat model is not scored (``corral.models.Scorer``).
@@ -201,8 +225,13 @@ class OpenAIModel:
             arguments["seed"] = seed
         body = dict(self.extra_body)
         if request.grammar is not None:
-            fields = grammar_fields(request.grammar, self.grammar_mode, self.base_url)
-            if "response_format" in fields and self.grammar_mode in ("auto", "json_schema"):
+            route = self.plan_grammar(request.grammar)
+            if not route.enforced:
+                raise ModelError(f"{self.base_url} ({route.server}) cannot enforce this grammar: {route.reason}; "
+                                 "decode it freely and check it after (the runner does), or pick another grammar_mode"
+                                 f": {', '.join(GRAMMAR_MODES)}")
+            fields = dict(route.fields)
+            if "response_format" in fields and route.server == "openai":
                 arguments["response_format"] = fields.pop("response_format")
             body.update(fields)
         if body:
@@ -321,6 +350,7 @@ class OpenAIModel:
             seconds=time.perf_counter() - started,
             constrained=request.grammar is not None,
             error=error,
+            reasoning=reply.reasoning,
         )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
@@ -346,8 +376,10 @@ class OpenAIModel:
     def _grammar_hint(self, request: Request) -> str:
         if request.grammar is None:
             return ""
-        return (f" [the {request.grammar.format} grammar went as grammar_mode={self.grammar_mode!r}; "
-                f"if this server takes grammars another way, pick another grammar_mode: {', '.join(GRAMMAR_MODES)}]")
+        kind = self._kind or self.grammar_mode
+        return (f" [the {request.grammar.format} grammar went as for a {kind} server (grammar_mode="
+                f"{self.grammar_mode!r}); if this server takes grammars another way, pick another grammar_mode: "
+                f"{', '.join(GRAMMAR_MODES)}]")
 
     # ------------------------------------------------------------------------------------------- session
     def _open(self) -> _Session:
@@ -420,36 +452,12 @@ class _Session:
 
 # ----------------------------------------------------------------------------------------------- grammars
 def grammar_fields(grammar: Grammar, mode: str, server: str = "this server") -> dict[str, Any]:
-    """The request fields that carry ``grammar`` in ``mode``, or a ``ModelError`` saying why it cannot travel.
-
-    Lark and regex grammars are not converted to GBNF for llama.cpp servers: no exact conversion exists (llguidance
-    converts only the other way), and an approximate one would silently enforce a different language.
-    """
-    kind = grammar.format
-    if mode in ("auto", "json_schema"):
-        if kind == "json_schema":
-            schema = {"name": f"corral_{grammar.hash}", "schema": grammar.schema, "strict": True}
-            return {"response_format": {"type": "json_schema", "json_schema": schema}}
-        raise ModelError(
-            f"grammar_mode={mode!r} sends only JSON-Schema grammars (as OpenAI's response_format), so {server} "
-            f"cannot be given this {kind} grammar; for a vLLM server use grammar_mode='vllm' (or 'vllm-legacy'); "
-            "llama.cpp servers take no Lark or regex grammar"
-        )
-    if mode == "llamacpp":
-        if kind == "json_schema":
-            return {"response_format": {"type": "json_object", "schema": grammar.schema}}
-        raise ModelError(
-            f"a llama.cpp server ({server}) takes grammars only as GBNF or JSON Schema, and a {kind} grammar has no "
-            "exact GBNF translation; use a JSON-Schema grammar, a vLLM server (grammar_mode='vllm'), or the local "
-            "llamacpp backend, which enforces Lark and regex grammars itself"
-        )
-    if mode == "vllm":
-        key = {"json_schema": "json", "regex": "regex", "lark": "grammar"}[kind]
-        return {"structured_outputs": {key: grammar.schema if kind == "json_schema" else grammar.source}}
-    if mode == "vllm-legacy":
-        key = {"json_schema": "guided_json", "regex": "guided_regex", "lark": "guided_grammar"}[kind]
-        return {key: grammar.schema if kind == "json_schema" else grammar.source}
-    raise ModelError(f"unknown grammar_mode {mode!r}; choose one of {', '.join(GRAMMAR_MODES)}")
+    """The request fields that carry ``grammar`` to a server of kind ``mode`` (not ``auto``), or a ``ModelError``
+    saying why it is checker-only there (``route_grammar`` has the whole route)."""
+    route = route_grammar(grammar, mode)
+    if not route.enforced:
+        raise ModelError(f"{server} ({route.server}) cannot enforce this {grammar.format} grammar: {route.reason}")
+    return dict(route.fields)
 
 
 # ----------------------------------------------------------------------------------------------- helpers

@@ -146,6 +146,10 @@ class Completion:
     SMC decoding (``Sampling.particles``) adds diagnostics: ``log_evidence``, the log of the particles' mean final
     weight, an estimate of log P(the model's reply, within ``max_tokens``, is in the grammar) (None when no
     particle finished, or without SMC), and ``particles_finished``, how many particles ended by themselves.
+
+    ``reasoning``: the thinking a server's reasoning parser separated from the reply (vLLM's and SGLang's
+    ``message.reasoning_content``); ``text`` is then the answer alone. None where the reply had none (a local
+    model's thinking, if any, is part of ``text``).
     """
 
     text: str
@@ -159,6 +163,7 @@ class Completion:
     log_evidence: float | None = None  # SMC only (Sampling.particles)
     particles_finished: int = 0  # SMC only
     likelihood: Likelihood | None = None  # found while decoding, where the backend could
+    reasoning: str | None = None  # a served reply's separated thinking
 
     def __post_init__(self) -> None:
         if isinstance(self.likelihood, dict):  # read back from JSON (the response cache)
@@ -170,6 +175,10 @@ class Completion:
             object.__setattr__(self, "replaced", self.replaced + replaced)
         if self.error is not None:
             object.__setattr__(self, "error", scrub(self.error)[0])
+        if self.reasoning is not None:
+            thinking, replaced = scrub(self.reasoning)
+            object.__setattr__(self, "reasoning", thinking)
+            object.__setattr__(self, "replaced", self.replaced + replaced)
 
     @property
     def tokens_per_second(self) -> float:

@@ -42,6 +42,7 @@ class ServedReply:
     refusal: str | None
     prompt_tokens: int
     completion_tokens: int
+    reasoning: str | None = None  # the thinking a server's reasoning parser separated (reasoning_content)
 
 
 # ----------------------------------------------------------------------------------------------- the body
@@ -153,6 +154,10 @@ def parse_completion(data: Any, body: bytes = b"") -> ServedReply:
     if not isinstance(message, dict):
         raise HostileReply(f"choices[0].message is {kind(message)}, not an object")
     text = _optional_string(message.get("content"), "choices[0].message.content")
+    # vLLM and SGLang with a reasoning parser; newer vLLM also names it ``reasoning``
+    reasoning = _optional_string(message.get("reasoning_content"), "choices[0].message.reasoning_content")
+    if reasoning is None:
+        reasoning = _optional_string(message.get("reasoning"), "choices[0].message.reasoning")
     refusal = _optional_string(message.get("refusal"), "choices[0].message.refusal")
     finish = _optional_string(choice.get("finish_reason"), "choices[0].finish_reason")
     usage = data.get("usage")
@@ -166,6 +171,7 @@ def parse_completion(data: Any, body: bytes = b"") -> ServedReply:
         refusal=refusal,
         prompt_tokens=_token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
         completion_tokens=_token_count(usage.get("completion_tokens"), "usage.completion_tokens"),
+        reasoning=reasoning,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from corral.constraints import DEFAULT_BUDGET, Budget, BudgetExceeded, enforce
 from corral.models import Message
 from corral.registry import answer_extractors, lookup
+from corral.text import Reasoning, Thought
 from corral.verdicts import Verdict, Violation
 
 
@@ -78,16 +79,22 @@ class PromptTemplate:
 CHECKER_ERROR = "checker-error"
 """The rule of the violation recorded when a task's checker raised on an answer (``Task.verdict``)."""
 
+REASONING_UNCLOSED = "reasoning-unclosed"
+"""The rule of the violation recorded when an output's reasoning block never closed within its bound: it has no
+answer, and nothing of it is checked (``Task.judge``)."""
+
 
 @dataclass(frozen=True)
 class Judged:
     """One output judged by its task (``Task.judge``): the answer the checker saw (the output after the task's
     marker and extraction), the verdict, and the quality metrics (empty when the task has none or none were
-    asked for)."""
+    asked for). ``thought``: the output split at its reasoning block, when the task declares one or the server
+    separated it (None otherwise)."""
 
     answer: str
     verdict: Verdict[Any]
     quality: dict[str, float]
+    thought: Thought | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +109,8 @@ class Task:
     feedback chain when the model repeats an earlier answer (ReFF's refinement). ``marker``: an output's answer
     starts after its last occurrence when present (``"Corrected Answer:"`` after the model's thoughts). ``stop``:
     strings that end generation (a completion-style prompt's next "### Example"); a task that sets them lists them
-    in ``options`` so they are in the run's identity.
+    in ``options`` so they are in the run's identity. ``reasoning``: the block a reasoning model writes before its
+    answer (set by the run or the training mix, which know the model); ``judge`` checks the answer after it.
     """
 
     name: str
@@ -118,6 +126,7 @@ class Task:
     stop_on_repeat: bool = False
     marker: str | None = None
     stop: tuple[str, ...] = ()
+    reasoning: Reasoning | None = None
 
     def answer(self, output: str) -> str:
         """The part of the model's output that is checked: after the last ``marker`` (e.g. "Corrected Answer:")
@@ -127,14 +136,28 @@ class Task:
         return lookup(answer_extractors, self.extract, "answer extractor")(output)
 
     def judge(self, instance: TaskInstance, output: str, budget: Budget = DEFAULT_BUDGET, *,
-              quality: bool = True) -> Judged:
+              quality: bool = True, thought: Thought | None = None) -> Judged:
         """The one way an output is judged, by the runner, by re-judging a stored run and by a training reward: the
         answer (``answer``), the checker's verdict on it within ``budget`` (``verdict``) and, with ``quality``, the
-        task's quality metrics on it."""
+        task's quality metrics on it.
+
+        With a ``reasoning`` block declared, the output is split first (``Reasoning.split``) and only the text
+        after the block is the answer; ``thought`` is an output a server already split (``Thought.served``), which
+        is then used as it is (``output`` is ignored). A block that never closed within its bound fails with rule
+        ``reasoning-unclosed``, and no check or metric ever reads the thinking."""
+        if thought is None and self.reasoning is not None:
+            thought = self.reasoning.split(output)
+        if thought is not None:
+            if thought.answer is None:
+                bound = f" within {self.reasoning.max_chars:,} characters" if self.reasoning is not None else ""
+                failed = Verdict.of([Violation(REASONING_UNCLOSED, f"the reasoning block never closed{bound}: "
+                                                                   f"there is no answer to check")])
+                return Judged("", failed, {}, thought)
+            output = thought.answer
         answer = self.answer(output)
         verdict = self.verdict(instance, answer, budget)  # first: a task's quality may read what its check found
         measured = self.quality(instance, answer) if quality and self.quality is not None else {}
-        return Judged(answer, verdict, measured)
+        return Judged(answer, verdict, measured, thought)
 
     def verdict(self, instance: TaskInstance, answer: str, budget: Budget = DEFAULT_BUDGET) -> Verdict[Any]:
         """The checker's verdict on ``answer``, within ``budget`` whatever the checker is, and never an exception:

@@ -2,10 +2,12 @@
 
 Three profiles ship: ``default`` (what a careful user expects), ``collie-v1`` (the COLLIE reference's rules,
 exactly) and ``ifeval-v1`` (IFEval's words and sentences). More can be registered with ``register_profile``.
+``Reasoning`` splits a reasoning model's output into its thinking block and the answer after it.
 """
 
 from ._clean import printable, scrub
 from ._profiles import Profile, RawUnit, get_profile, register_profile
+from ._reasoning import DEFAULT_THINKING_CHARS, KNOWN_BLOCKS, MAX_TAG_CHARS, MAX_THINKING_CHARS, Reasoning, Thought
 from ._segmentation import Segmentation, segment
 from ._units import Level, Unit
 
@@ -23,10 +25,16 @@ def _register_builtin_profiles() -> None:
 _register_builtin_profiles()
 
 __all__ = [
+    "DEFAULT_THINKING_CHARS",
+    "KNOWN_BLOCKS",
+    "MAX_TAG_CHARS",
+    "MAX_THINKING_CHARS",
     "Level",
     "Profile",
     "RawUnit",
+    "Reasoning",
     "Segmentation",
+    "Thought",
     "Unit",
     "get_profile",
     "printable",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from corral.errors import InputError
 from corral.files import MAX_RUN_FILE_BYTES, read_input_bytes
+from corral.tasks import ReasoningSpec
 
 Method = Literal["rl", "sft", "distill"]
 Setting = Literal["tst", "trn", "trn-ft"]
@@ -114,6 +115,8 @@ class TrainConfig(BaseModel):
     device: Literal["auto", "cpu", "cuda"] = "auto"
     threads: int | None = Field(default=None, ge=1)
     vllm: bool = Field(default=False, description="generate RL rollouts with vLLM (trl's colocate mode; a GPU)")
+    # a reasoning model: rewards, distillation and comparison judge the answer after its block (docs/reasoning.md)
+    reasoning: ReasoningSpec | None = None
 
     @field_validator("tasks")
     @classmethod
@@ -131,8 +134,10 @@ class TrainConfig(BaseModel):
         return self
 
     def identity(self) -> dict[str, Any]:
-        """What the run learns from: every field except the runtime ones."""
-        return self.model_dump(mode="json", exclude=set(RUNTIME_FIELDS))
+        """What the run learns from: every field except the runtime ones (and ``reasoning`` when there is none, so
+        that runs made before it existed keep their identity)."""
+        return self.model_dump(mode="json", exclude=set(RUNTIME_FIELDS) | ({"reasoning"} if self.reasoning is None
+                                                                             else set()))
 
 
 def load_config(path: Path | str) -> TrainConfig:

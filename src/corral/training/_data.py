@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from corral.models import Message
+from corral.models import Message, ModelError
 from corral.tasks import Task, TaskInstance, TaskOptionError, get_task, select
 
 from ._config import TaskSpec, TrainConfig, TrainError
@@ -40,8 +40,17 @@ class TaskPart:
 
 
 def build_mix(config: TrainConfig) -> list[TaskPart]:
-    """Every task of the config, built and split; a bad task, option or filter is a ``TrainError`` naming it."""
-    return [build_part(spec, config.holdout, config.setting) for spec in config.tasks]
+    """Every task of the config, built and split; a bad task, option or filter is a ``TrainError`` naming it. With
+    a ``reasoning`` block (resolved for the base model), every task judges the answer after it: the reward, and
+    the evaluations that distillation and comparison run (``plan_run`` takes the task's block)."""
+    parts = [build_part(spec, config.holdout, config.setting) for spec in config.tasks]
+    if config.reasoning is None:
+        return parts
+    try:
+        block = config.reasoning.resolve(config.base).block()
+    except (ValueError, ModelError) as exc:
+        raise TrainError(f"reasoning: {exc}") from None
+    return [replace(part, task=replace(part.task, reasoning=block)) for part in parts]
 
 
 def build_part(spec: TaskSpec, holdout: float, setting: str = "tst") -> TaskPart:

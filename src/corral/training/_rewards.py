@@ -4,6 +4,8 @@
 dataset's columns) that routes each completion to its own task by the ``task_key`` column, so one function
 serves a mixed COLLIE + FormatBench + JSON Schema + parsing dataset. Rows of a task it does not know get ``None``
 (trl's "not judged"), and so does a completion whose check raises: that error is logged and training goes on.
+A task with a reasoning block (``TrainConfig.reasoning``) is judged on the answer after it (``Task.judge``), and a
+block that never closes earns the failure's reward.
 
 The three modes put every reward in [-1, 1]:
 - binary: +1 passed, -1 failed (ReFF's checker reward);
@@ -41,6 +43,7 @@ class Judgement:
     tokens: int = 0
     error: str | None = None
     answer: str | None = None  # what was checked, cut to ANSWER_CHARS (to read what the reward favoured)
+    thinking_chars: int | None = None  # the reasoning block's length, where the task declares one
 
     def to_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value is not None}
@@ -123,8 +126,9 @@ class CheckerReward:
             reward = reward_value(part.spec.reward, verdict.passed, verdict.score, quality)
         except Exception as exc:  # a quality metric's bug on one completion must not stop a training run
             return Judgement(key, instance_id, None, tokens=len(ids), error=f"{type(exc).__name__}: {exc}")
+        thinking = len(judged.thought.thinking) if judged.thought is not None else None
         return Judgement(key, instance_id, reward, verdict.passed, verdict.score, quality, min(len(ids), budget),
-                         answer=judged.answer[:ANSWER_CHARS])
+                         answer=judged.answer[:ANSWER_CHARS], thinking_chars=thinking)
 
     def drain(self) -> list[Judgement]:
         with self._lock:
