@@ -242,6 +242,18 @@ def test_runner_plans_before_generating_and_decodes_checker_only_freely(tmp_path
     assert server.hits == 2 and "ebnf" in server.bodies[0] | server.bodies[1]
 
 
+
+def test_a_declared_reasoning_block_is_named_in_the_plan(tmp_path: Path) -> None:
+    """The server gets the answer's grammar alone: the plan says the server must keep the block apart."""
+    with _validating("sglang") as server:
+        config, records = _run("collie", server.url, tmp_path / "run", where={"structure": ["word01"]},
+                               per_group=("structure", 1), sampling={"max_tokens": 8},
+                               reasoning={"open": "<think>", "close": "</think>"})
+    summary = config["grammar_plan"]["summary"]
+    assert summary.startswith("server sglang: 1 instance enforced (GBNF 1); reasoning block <think>...</think>: ")
+    assert "reasoning parser" in summary and config["reasoning"]["open"] == "<think>"
+    assert "<think>" not in server.bodies[0]["ebnf"]  # the answer's grammar, as the server enforces it
+
 # ------------------------------------------------------------------------------------------- llama-cpp-python
 @pytest.fixture(scope="module")
 def llama(tmp_path_factory: pytest.TempPathFactory):

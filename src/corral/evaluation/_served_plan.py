@@ -62,4 +62,9 @@ def plan_served(task: Task, chosen: Sequence[TaskInstance], model: Model,
         instances[instance.id] = route.to_json()
         if not route.enforced:
             grammars[instance.id] = (None, f"checker-only on a {kind} server: {route.reason}")
-    return {"server": kind, "summary": plan_summary(kind, routes, no_grammar), "instances": instances}
+    summary = plan_summary(kind, routes, no_grammar)
+    if task.reasoning is not None:  # the server is sent the answer's grammar alone (``Grammar.reasoning`` is local)
+        summary += (f"; reasoning block {task.reasoning.open}...{task.reasoning.close}: the grammars constrain the "
+                    "answer alone, so the server must keep the block apart (a reasoning parser), or every "
+                    "enforced output is an answer without thinking")
+    return {"server": kind, "summary": summary, "instances": instances}
