@@ -246,7 +246,7 @@ def test_runner_plans_before_generating_and_decodes_checker_only_freely(tmp_path
 def test_a_declared_reasoning_block_is_named_in_the_plan(tmp_path: Path) -> None:
     """The server gets the answer's grammar alone: the plan says the server must keep the block apart."""
     with _validating("sglang") as server:
-        config, records = _run("collie", server.url, tmp_path / "run", where={"structure": ["word01"]},
+        config, _ = _run("collie", server.url, tmp_path / "run", where={"structure": ["word01"]},
                                per_group=("structure", 1), sampling={"max_tokens": 8},
                                reasoning={"open": "<think>", "close": "</think>"})
     summary = config["grammar_plan"]["summary"]
