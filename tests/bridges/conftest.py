@@ -17,8 +17,7 @@ import pytest
 from corral.evaluation import EvalSpec, SamplingConfig, evaluate, read_records
 from corral.models import Model, load_model
 
-from ..models._servers import LlamaServer
-from ..models.test_openai_backend import have_llama_server, smollm2_gguf
+from ..models._servers import LlamaServer, served_smollm2, smollm2_gguf
 
 MAX_TOKENS = 16
 PLAIN_GREEDY = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0}
@@ -61,13 +60,7 @@ class Reference:
 
 @pytest.fixture(scope="package")
 def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    if not have_llama_server():
-        pytest.skip("needs llama-cpp-python[server]")
-    server = LlamaServer(smollm2_gguf(), tmp_path_factory.mktemp("llama") / "server.log", n_ctx=2048).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from served_smollm2(tmp_path_factory, n_ctx=2048)
 
 
 @pytest.fixture(scope="package")

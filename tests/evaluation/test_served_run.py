@@ -9,8 +9,7 @@ from corral.evaluation import EvalSpec, SamplingConfig, evaluate, read_records
 from corral.models import load_model
 
 from .._sizes import sized
-from ..models._servers import LlamaServer
-from ..models.test_openai_backend import have_llama_server, smollm2_gguf
+from ..models._servers import served_smollm2
 
 pytestmark = [pytest.mark.model, pytest.mark.server]
 
@@ -25,13 +24,7 @@ SAMPLING = SamplingConfig(max_tokens=sized(32, None))
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not have_llama_server():
-        pytest.skip("needs llama-cpp-python[server]")
-    llama = LlamaServer(smollm2_gguf(), tmp_path_factory.mktemp("llama") / "server.log", n_ctx=2048).start()
-    try:
-        yield llama
-    finally:
-        llama.stop()
+    yield from served_smollm2(tmp_path_factory, n_ctx=2048)
 
 
 def test_served_greedy_run_matches_the_local_run(tmp_path, server):

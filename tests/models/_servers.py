@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gzip
+import importlib.util
 import json
 import os
 import signal
@@ -19,10 +20,12 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 Reply = tuple[int, Mapping[str, str], bytes]
 """One scripted answer: status, headers, body."""
@@ -378,3 +381,29 @@ def _hostile_handler(server: HostileServer) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+# ------------------------------------------------------------------------------------------- the bundled model, served
+def have_llama_server() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("llama_cpp", "uvicorn", "fastapi"))
+
+
+def smollm2_gguf() -> Path:
+    from corral.models import ModelError, bundled_gguf
+
+    try:
+        return bundled_gguf()
+    except ModelError as exc:
+        pytest.skip(str(exc))
+
+
+def served_smollm2(tmp_path_factory: pytest.TempPathFactory, n_ctx: int = 512) -> Iterator[LlamaServer]:
+    """llama-cpp-python's server on the bundled model, for a fixture to yield from (skipped without the server
+    extra), stopped when the fixture ends."""
+    if not have_llama_server():
+        pytest.skip("needs llama-cpp-python[server]")
+    server = LlamaServer(smollm2_gguf(), tmp_path_factory.mktemp("llama") / "server.log", n_ctx=n_ctx).start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import importlib.util
 import json
 import threading
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from corral.grammars import Grammar
-from corral.models import ModelError, OpenAIModel, Request, Sampling, bundled_gguf, load_model
+from corral.models import ModelError, OpenAIModel, Request, Sampling, load_model
 
 from ._servers import (
     LlamaServer,
@@ -28,8 +27,11 @@ from ._servers import (
     completion_reply,
     error_reply,
     free_port,
+    have_llama_server,
     json_reply,
     raw_reply,
+    served_smollm2,
+    smollm2_gguf,
 )
 
 pytestmark = pytest.mark.server
@@ -54,29 +56,12 @@ def prompts(count: int) -> list[str]:
     return [f"Repeat exactly: {WORDS[i % len(WORDS)]}{i}" for i in range(count)]
 
 
-def have_llama_server() -> bool:
-    return all(importlib.util.find_spec(name) is not None for name in ("llama_cpp", "uvicorn", "fastapi"))
-
-
 needs_llama = pytest.mark.skipif(not have_llama_server(), reason="needs llama-cpp-python[server]")
-
-
-def smollm2_gguf() -> Path:
-    try:
-        return bundled_gguf()
-    except ModelError as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="module")
 def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    if not have_llama_server():
-        pytest.skip("needs llama-cpp-python[server]")
-    server = LlamaServer(smollm2_gguf(), tmp_path_factory.mktemp("llama") / "server.log").start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from served_smollm2(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

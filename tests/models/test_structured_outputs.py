@@ -257,16 +257,9 @@ def test_a_declared_reasoning_block_is_named_in_the_plan(tmp_path: Path) -> None
 # ------------------------------------------------------------------------------------------- llama-cpp-python
 @pytest.fixture(scope="module")
 def llama(tmp_path_factory: pytest.TempPathFactory):
-    from ._servers import LlamaServer
-    from .test_openai_backend import have_llama_server, smollm2_gguf
+    from ._servers import served_smollm2
 
-    if not have_llama_server():
-        pytest.skip("needs llama-cpp-python[server]")
-    server = LlamaServer(smollm2_gguf(), tmp_path_factory.mktemp("llama") / "server.log", n_ctx=2048).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from served_smollm2(tmp_path_factory, n_ctx=2048)
 
 
 @pytest.mark.parametrize(("task", "fields"), [
