@@ -107,7 +107,15 @@ class Verdict(Generic[D]):
     def lazy(cls, passed: bool, score: float, explain: Callable[[], Explanation], *, rules: Sequence[str] = (),
              detail: D | None = None) -> Verdict[D]:
         """A verdict whose explanation is computed on first use (only a failed verdict ever calls ``explain``)."""
-        return cls(passed, score, tuple(rules), detail, Explanation((), "") if passed else explain)
+        explanation = _NOTHING_TO_EXPLAIN if passed else explain
+        if cls is not Verdict:
+            return cls(passed, score, tuple(rules), detail, explanation)
+        # what __init__ makes, made at once: a frozen dataclass's __init__ sets its six fields one call at a time,
+        # a tenth of a whole COLLIE check
+        verdict = object.__new__(Verdict)
+        _set(verdict, "__dict__", {"passed": passed, "score": score, "rules": tuple(rules), "detail": detail,
+                                   "explanation": explanation, "undecided": None})
+        return verdict
 
     @cached_property
     def _explained(self) -> Explanation:
@@ -150,6 +158,10 @@ class Verdict(Generic[D]):
 
     def __bool__(self) -> bool:
         return self.passed
+
+
+_NOTHING_TO_EXPLAIN = Explanation((), "")
+_set = object.__setattr__
 
 
 def most_violated(verdicts: Iterable[Verdict[Any] | Mapping[str, Any]], top: int | None = None) -> list[

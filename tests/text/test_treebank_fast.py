@@ -36,9 +36,9 @@ _fallbacks: list[str] = []
 def _record_fallbacks() -> Iterator[None]:
     original = _treebank_fast._fallback
 
-    def recording(sentence: str) -> list[tuple[str, int, int]]:
+    def recording(sentence: str, base: int = 0) -> list[tuple[str, int, int]]:
         _fallbacks.append(sentence)
-        return original(sentence)
+        return original(sentence, base)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_treebank_fast, "_fallback", recording)
@@ -57,6 +57,12 @@ def check(sentence: str) -> list[tuple[str, int, int]]:
         source = sentence[start:end]
         assert source == tok or source in _QUOTE_SOURCES.get(tok, ()), (sentence, tok, start, end)
         previous_end = end
+    # a base moves every offset and nothing else
+    assert treebank_tokens(sentence, 17) == [(tok, start + 17, end + 17) for tok, start, end in got], repr(sentence)
+    assert _treebank_fast.in_domain(sentence) is in_fast_path(sentence)
+    plain = _treebank_fast.plain_tokens(sentence)
+    if plain is not None:  # the tokens, a " left as it is
+        assert [tok if tok not in ("``", "''") or "'" in sentence else '"' for tok, _, _ in got] == plain, sentence
     if in_fast_path(sentence):
         # The pattern covers every character of the domain: nothing but whitespace is left between tokens;
         # and its ASCII variant cuts ASCII sentences alike.
@@ -64,6 +70,16 @@ def check(sentence: str) -> list[tuple[str, int, int]]:
         assert all(not gap or gap.isspace() for gap in parts[0::2]), (sentence, parts)
         if sentence.isascii():
             assert _treebank_fast._split_ascii(sentence) == parts, sentence
+        # In the domain, the tokens after a space are the sentence's last tokens, offsets included (collie-v1
+        # finds a sentence's last word from its end alone on this).
+        for cut in [i + 1 for i, char in enumerate(sentence) if char == " "]:
+            tail = treebank_tokens(sentence[cut:], cut)
+            assert tail == got[len(got) - len(tail):], (sentence, cut, tail)
+            # and up to a space and the ASCII letter or digit after it, the tokens before that character are its
+            # first tokens (collie-v1 finds a sentence's first word from its start alone on this)
+            if sentence[cut : cut + 1].isascii() and sentence[cut : cut + 1].isalnum():
+                head = [t for t in treebank_tokens(sentence[: cut + 1]) if t[1] < cut]
+                assert head == got[: len(head)], (sentence, cut, head)
     return got
 
 
@@ -167,7 +183,7 @@ def test_fallback_is_rare_on_collie_generations() -> None:
 
 
 def test_fast_path_does_not_call_nltk(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(sentence: str) -> list[tuple[str, int, int]]:
+    def refuse(sentence: str, base: int = 0) -> list[tuple[str, int, int]]:
         raise AssertionError(f"fell back on {sentence!r}")
 
     monkeypatch.setattr(_treebank_fast, "_fallback", refuse)

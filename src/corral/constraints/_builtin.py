@@ -11,7 +11,7 @@ from collections.abc import Callable
 from corral.text import Level
 
 from ._budget import BudgetExceeded
-from ._check import Context, Result
+from ._check import Context, Result, compile_selector
 from ._english import (
     Phrasing,
     bound,
@@ -59,6 +59,46 @@ def _evaluate_count(node: Count, ctx: Context) -> Result:
         return Result(node, not failing, counts, expected, failing)
     n = _count_in(node, parent, ctx)
     return Result(node, holds(n, node.value), n, expected, ((parent[1], parent[2]),))
+
+
+_STRING, _CHARS, _UNITS = 0, 1, 2  # what a count counts: strings among the units, characters, units
+
+
+def _compile_count(node: Count) -> Callable[[Context], Result]:
+    """``_evaluate_count`` with the node's constants worked out once (default arguments: no closure cells)."""
+    selector = compile_selector(node.of)
+
+    def evaluate(ctx: Context, node: Count = node, of: Callable = selector,
+                 expected: str = bound(node.rel, node.value), holds: Callable[[int, int], bool] = _HOLDS[node.rel],
+                 what: int = _STRING if node.string is not None else _CHARS if node.level is Level.CHAR else _UNITS,
+                 new: Callable = tuple.__new__) -> Result:
+        parent, parent_level = of(ctx)
+        if parent is None:
+            return new(Result, (node, False, None, expected, (), (), None))
+        level, value = node.level, node.value
+        if what == _STRING:
+            target = ctx.seg.profile.normalize(node.string, node.case_sensitive)
+        if node.per is not None and node.per != parent_level:
+            units = ctx.seg.units(node.per, parent)
+            if what == _CHARS:
+                counts = tuple([len(unit[0]) for unit in units])
+            elif what == _UNITS:
+                count = ctx.seg.count
+                counts = tuple([count(level, unit) for unit in units])
+            else:
+                normalized = ctx.normalized
+                counts = tuple([normalized(level, unit, node.case_sensitive).count(target) for unit in units])
+            failing = tuple((units[i][1], units[i][2]) for i, n in enumerate(counts) if not holds(n, value))
+            return new(Result, (node, not failing, counts, expected, failing, (), None))
+        if what == _CHARS:
+            n = len(parent[0])
+        elif what == _UNITS:
+            n = ctx.seg.count(level, parent)
+        else:
+            n = ctx.normalized(level, parent, node.case_sensitive).count(target)
+        return new(Result, (node, holds(n, value), n, expected, ((parent[1], parent[2]),), (), None))
+
+    return evaluate
 
 
 def _count_text(node: Count) -> str:
@@ -238,6 +278,23 @@ def _evaluate_match(node: Match, ctx: Context) -> Result:
     return Result(node, _compare(node.rel, seen, target), unit[0], quote(node.value), ((unit[1], unit[2]),))
 
 
+def _compile_match(node: Match) -> Callable[[Context], Result]:
+    """``_evaluate_match`` with the node's constants worked out once (default arguments: no closure cells)."""
+    selector = compile_selector(node.of)
+
+    def evaluate(ctx: Context, node: Match = node, of: Callable = selector,
+                 expected: str = quote(node.value), new: Callable = tuple.__new__) -> Result:
+        unit = of(ctx)[0]
+        if unit is None:
+            return new(Result, (node, node.rel is Rel.NE, None, expected, (), (), None))
+        normalize = ctx.seg.profile.normalize
+        seen = normalize(unit[0], node.case_sensitive)
+        return new(Result, (node, _compare(node.rel, seen, normalize(node.value, node.case_sensitive)), unit[0],
+                            expected, ((unit[1], unit[2]),), (), None))
+
+    return evaluate
+
+
 def _match_text(node: Match) -> str:
     case = _CASE if node.case_sensitive else ""
     return f"{node.of} {node.rel.value} {encode_string(node.value)}{case}"
@@ -309,11 +366,11 @@ def _regex_failure(results: list[Result], ph: Phrasing) -> str:
 
 register_kind(BaseKind(
     name="count", node=Count, evaluate=_evaluate_count, to_text=_count_text, clause=_count_clause,
-    failure=_count_failure, from_call=_count_from_call, merge_key=_count_merge_key,
+    failure=_count_failure, from_call=_count_from_call, merge_key=_count_merge_key, compile=_compile_count,
 ))
 register_kind(BaseKind(
     name="match", node=Match, evaluate=_evaluate_match, to_text=_match_text, clause=_match_clause,
-    failure=_match_failure,
+    failure=_match_failure, compile=_compile_match,
 ))
 register_kind(BaseKind(
     name="regex", node=Regex, evaluate=_evaluate_regex, to_text=lambda n: f"regex({n.of}, "

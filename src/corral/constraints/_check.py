@@ -3,26 +3,37 @@
 The text is segmented lazily and once (``Segmentation``), shared by every sub-constraint; compositions are
 interpreted here and base constraints by their registered kind. Checking never raises on any string: a
 failure inside a kind's evaluation becomes a failed part whose observation names the error.
+
+``evaluate`` interprets a node; ``plan_for`` compiles one (its constants worked out once, kept with the node) into
+a function that gives exactly the same result tree and ticks the meter as often. ``check`` interprets a constraint
+the first time it sees it and runs its plan from the second time on (``tests/constraints/test_plans.py`` holds the
+two to each other).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from corral.text import Level, RawUnit, Segmentation
 
 from ._budget import DEFAULT_BUDGET, BudgetExceeded, Meter
-from ._kinds import _BY_NODE
+from ._kinds import _BY_NODE, kinds_version
 from ._nodes import (
     And,
     Constraint,
+    Count,
     Expr,
     ForEach,
+    Match,
     Not,
     Or,
     Pos,
     Quantifier,
+    Regex,
     Selector,
     TextRef,
     UnitRef,
@@ -94,11 +105,8 @@ class Context:
         parent = self.seg.root if type(selector.of) is TextRef else self.resolve(selector.of)[0]
         if parent is None:
             return None, selector.level
-        units = self.seg.units(selector.level, parent)
-        index = selector.index - 1 if selector.index > 0 else len(units) + selector.index
-        if 0 <= index < len(units):
-            return units[index], selector.level
-        return None, selector.level
+        index = selector.index
+        return self.seg.unit(selector.level, parent, index - 1 if index > 0 else index), selector.level
 
     def normalized(self, level: Level, parent: RawUnit, case_sensitive: bool) -> list[str]:
         """The profile-normalised values of ``parent``'s ``level`` units, computed once per check."""
@@ -185,9 +193,255 @@ def _quantity(node: ForEach) -> str:
 
 def parts_of(result: Result) -> list[Result]:
     """The parts a verdict reports and scores: base constraints, negations and for-eachs (and/or are structure)."""
-    if isinstance(result.constraint, And | Or):
-        return [part for child in result.children for part in parts_of(child)]
-    return [result]
+    if not isinstance(result.constraint, _STRUCTURE):
+        return [result]
+    parts: list[Result] = []
+    for child in result.children:
+        if isinstance(child.constraint, _STRUCTURE):
+            parts += parts_of(child)
+        else:
+            parts.append(child)
+    return parts
+
+
+_STRUCTURE = (And, Or)
+
+# ------------------------------------------------------------------------------------------- evaluation plans
+Plan = Callable[[Context], Result]
+"""A node compiled for evaluation: ``plan(ctx)`` gives exactly ``evaluate(node, ctx)``, ticks included."""
+
+Resolver = Callable[[Context], tuple[RawUnit | None, Level | None]]
+"""A selector compiled: ``resolver(ctx)`` gives exactly ``ctx.resolve(selector)``."""
+
+_new_result = tuple.__new__  # Result(...) without NamedTuple's Python-level __new__: the same tuple
+_passed = itemgetter(1)
+
+MAX_PLAN_DEPTH = 48
+"""Nodes nested deeper than this are not compiled: ``evaluate`` runs them (and meets Python's recursion limit
+exactly as before, which ``check`` turns into an undecided verdict)."""
+
+_PLAN_CACHE_SIZE = 4096
+_plans: dict[int, tuple[Expr, tuple[Plan, frozenset[Level]] | None, int]] = {}
+"""id(node) -> (node, (plan, counted levels) or None when seen once, kinds_version() it was made under). Plans are
+functions whose constants are default arguments, not closure cells: a plan is a few objects per node (they live
+long, and the garbage collector walks them), and its constants are its fastest local variables."""
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def plan_for(node: Expr) -> Plan:
+    """The evaluation plan of ``node``: every constant of its evaluation (expected values in words, relations,
+    compiled selectors) worked out once per node value and kept for the node's next checks (a constraint is
+    immutable); a plan is made again when a kind is registered."""
+    made = planned(node, first=False)
+    assert made is not None
+    return made[0]
+
+
+def planned(node: Expr, first: bool = True) -> tuple[Plan, frozenset[Level]] | None:
+    """``plan_for(node)`` and ``counted_levels(node)``, made together and kept together; None the first time
+    ``node`` is seen when ``first`` (a plan takes as long to make as a check or two: a node checked once is
+    evaluated by ``evaluate``, and planned when it is checked again)."""
+    found = _plans.get(id(node))
+    version = kinds_version()
+    if found is None or found[0] is not node or found[2] != version:
+        if first:
+            _remember(node, None, version)
+            return None
+    elif found[1] is not None:
+        return found[1]
+    try:
+        made = (_compile(node, 0), counted_levels(node))
+    except _TooDeep:
+        made = (_interpreted(node), frozenset())
+    _remember(node, made, version)
+    return made
+
+
+def _remember(node: Expr, made: tuple[Plan, frozenset[Level]] | None, version: int) -> None:
+    if len(_plans) >= _PLAN_CACHE_SIZE:
+        _plans.clear()
+    _plans[id(node)] = (node, made, version)
+
+
+def counted_levels(node: Expr) -> frozenset[Level]:
+    """The levels whose units ``node`` only ever counts (``count(x, word)``, ``count(x, word, sentence)``), never
+    selects, compares or reports: a segmentation may count those without building the units. Empty when a kind
+    other than count, match and regex occurs (what it does with units is its own)."""
+    needed: set[Level] = set()
+    stack: list[Any] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, And | Or):
+            stack.extend(item.parts)
+        elif isinstance(item, Not):
+            stack.append(item.part)
+        elif isinstance(item, ForEach):
+            needed.add(item.level)
+            stack += (item.of, item.body)
+        elif isinstance(item, Pos):
+            needed.add(item.level)
+            stack.append(item.of)
+        elif isinstance(item, TextRef | UnitRef):
+            pass
+        elif type(item) in (Count, Match, Regex) and _builtin_kind(item):
+            if type(item) is Count:
+                if item.string is not None:
+                    needed.add(item.level)
+                if item.per is not None:
+                    needed.add(item.per)
+            stack.append(item.of)
+        else:
+            return frozenset()
+    return frozenset(Level) - needed
+
+
+def _builtin_kind(node: Expr) -> bool:
+    kind = _BY_NODE.get(type(node))
+    return kind is not None and getattr(kind.evaluate, "__module__", None) == f"{__package__}._builtin"
+
+
+def _interpreted(node: Expr) -> Plan:
+    return partial(evaluate, node)  # type: ignore[return-value]
+
+
+def _compile(node: Expr, depth: int) -> Plan:
+    if depth > MAX_PLAN_DEPTH:
+        raise _TooDeep
+    kind = _BY_NODE.get(type(node))
+    if kind is not None:
+        return _base_plan(node, kind)
+    if isinstance(node, And | Or):
+        return _junction_plan(node, tuple([_compile(part, depth + 1) for part in node.parts]), isinstance(node, And))
+    if isinstance(node, Not):
+        return _not_plan(node, _compile(node.part, depth + 1))
+    if isinstance(node, ForEach):
+        return _for_each_plan(node, _compile(node.body, depth + 1))
+    return _interpreted(node)  # not a node: evaluate says so
+
+
+def _base_plan(node: Expr, kind: Any) -> Plan:
+    inner: Callable[[Context], Result] | None = None
+    if kind.compile is not None:
+        try:
+            inner = kind.compile(node)
+        except Exception:  # a kind's bug: evaluate meets it again, and reports it, at each check
+            inner = None
+    if inner is None:
+        inner = partial(kind.evaluate, node)
+
+    def plan(ctx: Context, inner: Callable[[Context], Result] = inner, node: Expr = node) -> Result:
+        meter = ctx.meter  # Meter.tick, inline
+        meter.steps += 1
+        if meter.steps >= meter._next_look:
+            meter.look()
+        try:
+            return inner(ctx)
+        except BudgetExceeded:
+            raise
+        except Exception as exc:  # a kind's bug must not crash a batch of checks
+            return Result(node, False, observed=f"error: {type(exc).__name__}: {exc}", expected="no error")
+
+    return plan
+
+
+def _junction_plan(node: And | Or, parts: tuple[Plan, ...], conjunction: bool) -> Plan:
+    def plan(ctx: Context, parts: tuple[Plan, ...] = parts, node: Expr = node,
+             decide: Callable[[Any], bool] = all if conjunction else any) -> Result:
+        meter = ctx.meter
+        meter.steps += 1
+        if meter.steps >= meter._next_look:
+            meter.look()
+        children = tuple([part(ctx) for part in parts])
+        return _new_result(Result, (node, decide(map(_passed, children)), None, "", (), children, None))
+
+    return plan
+
+
+def _not_plan(node: Not, part: Plan) -> Plan:
+    def plan(ctx: Context, part: Plan = part, node: Expr = node) -> Result:
+        meter = ctx.meter
+        meter.steps += 1
+        if meter.steps >= meter._next_look:
+            meter.look()
+        inner = part(ctx)
+        return _new_result(Result, (node, not inner.passed, None, "", (), (inner,), None))
+
+    return plan
+
+
+def _for_each_plan(node: ForEach, body: Plan) -> Plan:
+    selector = compile_selector(node.of)
+
+    def plan(ctx: Context, node: ForEach = node, body: Plan = body, of: Resolver = selector,
+             level: Level = node.level, quantity: str = _quantity(node)) -> Result:
+        meter = ctx.meter
+        meter.steps += 1
+        if meter.steps >= meter._next_look:
+            meter.look()
+        parent = of(ctx)[0]
+        if parent is None:
+            return Result(node, False, observed=None, expected="the unit to exist")
+        units = ctx.seg.units(level, parent)
+        saved = ctx.unit, ctx.unit_level
+        children = []
+        try:
+            ctx.unit_level = level
+            for i, unit in enumerate(units, start=1):
+                ctx.unit = unit
+                child = body(ctx)
+                children.append(_new_result(Result, (*child[:4], child[4] or ((unit[1], unit[2]),), child[5], i)))
+        finally:
+            ctx.unit, ctx.unit_level = saved
+        satisfied = sum(map(_passed, children))
+        q = node.quantifier
+        if q is Quantifier.ALL:
+            passed = satisfied == len(children)
+        elif q is Quantifier.ANY:
+            passed = satisfied > 0
+        elif q is Quantifier.AT_LEAST:
+            passed = satisfied >= node.k  # type: ignore[operator]
+        elif q is Quantifier.AT_MOST:
+            passed = satisfied <= node.k  # type: ignore[operator]
+        else:
+            passed = satisfied == node.k
+        failing = tuple((unit[1], unit[2]) for unit, child in zip(units, children, strict=True) if not child.passed)
+        return Result(node, passed, satisfied, quantity, failing, tuple(children))
+
+    return plan
+
+
+def _resolve_text(ctx: Context) -> tuple[RawUnit | None, Level | None]:
+    return ctx.seg.root, ctx.text_level
+
+
+def _resolve_unit(ctx: Context) -> tuple[RawUnit | None, Level | None]:
+    if ctx.unit is None:
+        return ctx.seg.root, ctx.text_level
+    return ctx.unit, ctx.unit_level
+
+
+def compile_selector(selector: Selector) -> Resolver:
+    """``selector`` compiled: a function of the context that gives exactly ``ctx.resolve(selector)``."""
+    if isinstance(selector, TextRef):
+        return _resolve_text
+    if isinstance(selector, UnitRef):
+        return _resolve_unit
+    if not isinstance(selector, Pos):
+        return lambda ctx: ctx.resolve(selector)  # not a selector: resolve says so
+    outer = None if type(selector.of) is TextRef else compile_selector(selector.of)
+
+    def resolve(ctx: Context, level: Level = selector.level,
+                at: int = selector.index - 1 if selector.index > 0 else selector.index,  # Segmentation.unit's index
+                parent_of: Resolver | None = outer) -> tuple[RawUnit | None, Level | None]:
+        parent = ctx.seg.root if parent_of is None else parent_of(ctx)[0]
+        if parent is None:
+            return None, level
+        return ctx.seg.unit(level, parent, at), level
+
+    return resolve
 
 
 @dataclass(frozen=True)
@@ -199,6 +453,15 @@ class Checked:
     text: str
     result: Result
     parts: tuple[Result, ...]
+
+    @classmethod
+    def of(cls, constraint: Constraint, text: str, result: Result, parts: tuple[Result, ...]) -> Checked:
+        """``Checked(constraint, text, result, parts)``, made at once (a frozen dataclass's __init__ sets one
+        field at a time)."""
+        checked = object.__new__(cls)
+        object.__setattr__(checked, "__dict__", {"constraint": constraint, "text": text, "result": result,
+                                                 "parts": parts})
+        return checked
 
     @property
     def failed(self) -> tuple[Result, ...]:

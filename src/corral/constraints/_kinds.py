@@ -47,6 +47,9 @@ class BaseKind:
         failure: one feedback sentence for failed results of this kind (usually one; several when their
             ``merge_key`` agrees, so "3 'v' characters and 4 'i' characters" is said once), given a ``Phrasing``.
         merge_key: a key under which failed siblings may be reported together, or None.
+        compile: optional, for speed: ``compile(node)`` gives a function of the context that returns exactly
+            ``evaluate(node, ctx)``, with what does not depend on the text worked out once (the checker keeps it
+            with the node and calls it for every check of that node).
     """
 
     name: str
@@ -57,13 +60,23 @@ class BaseKind:
     failure: Callable[[list[Any], Any], str]
     from_call: Callable[[Call], Any] | None = None
     merge_key: Callable[[Any], object] | None = None
+    compile: Callable[[Any], Callable[[Any], Any]] | None = None
 
 
 def register_kind(kind: BaseKind) -> BaseKind:
     """Register ``kind`` by name; its node class is looked up by ``kind_of``."""
     base_constraints.register(kind.name, func=kind)
     _BY_NODE[kind.node] = kind
+    _version[0] += 1  # evaluation plans made before are made again
     return kind
+
+
+_version = [0]
+
+
+def kinds_version() -> int:
+    """A number that changes whenever a kind is registered."""
+    return _version[0]
 
 
 def get_kind(name: str) -> BaseKind:

@@ -4,12 +4,13 @@ English feedback are worked out from the evidence only when first read."""
 from __future__ import annotations
 
 from functools import partial
+from operator import itemgetter
 
 from corral.text import Level, Segmentation
 from corral.verdicts import Explanation, Verdict, Violation
 
 from ._budget import DEFAULT_BUDGET, Budget, BudgetExceeded, Meter
-from ._check import Checked, Context, evaluate, parts_of
+from ._check import Checked, Context, evaluate, parts_of, planned
 from ._feedback import feedback, part_message
 from ._kinds import kind_of
 from ._nodes import Constraint, Expr, ForEach, Not
@@ -29,17 +30,23 @@ def check(constraint: Constraint | Expr, text: str, profile: str | None = None,
         raise TypeError(f"check() needs the text as a str, got {type(text).__name__}")
     if len(text) > budget.max_chars:
         return Verdict.not_decided(f"the text is {len(text):,} characters; the limit is {budget.max_chars:,}")
-    seg = Segmentation(text, profile or constraint.profile)
+    made = planned(constraint.body)  # None the first time: evaluated, not planned
+    seg = Segmentation(text, profile or constraint.profile, made[1] if made is not None else _NOTHING)
     try:
-        result = evaluate(constraint.body, Context(seg, constraint.level, Meter(budget)))
+        ctx = Context(seg, constraint.level, Meter(budget))
+        result = made[0](ctx) if made is not None else evaluate(constraint.body, ctx)
     except BudgetExceeded as exc:
         return Verdict.not_decided(exc.reason)
     except RecursionError:
         return Verdict.not_decided("the constraint is nested too deeply to evaluate")
     parts = tuple(parts_of(result))
-    score = sum(part.passed for part in parts) / len(parts) if parts else 1.0
-    checked = Checked(constraint, text, result, parts)
+    score = sum(map(_passed, parts)) / len(parts) if parts else 1.0
+    checked = Checked.of(constraint, text, result, parts)
     return Verdict.lazy(result.passed, score, partial(explain, checked), detail=checked)
+
+
+_passed = itemgetter(1)
+_NOTHING: frozenset[Level] = frozenset()
 
 
 def explain(checked: Checked) -> Explanation:

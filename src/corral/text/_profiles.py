@@ -29,6 +29,13 @@ class Profile:
         split: ``split(text, level)`` returns the units of ``text`` at ``level``; it never raises.
         normalize: ``normalize(value, case_sensitive)`` returns the form used when comparing strings.
         normalize_all: optional ``normalize`` over a list of values, for speed.
+        split_at: optional ``split_at(text, level, start)``: ``split(text, level)`` with every offset moved by
+            ``start`` (the units of a unit that begins at ``start`` in the whole text), for speed.
+        unit_at: optional ``unit_at(text, level, index, start)``: the unit ``split_at(text, level, start)[index]``
+            (None when there is no such unit), for a profile that can find one unit for less than splitting the
+            whole text; it returns NotImplemented where it cannot.
+        count_of: optional ``count_of(text, level)``: ``len(split(text, level))`` for a profile that can count
+            units for less than building them; NotImplemented where it cannot.
     """
 
     name: str
@@ -36,6 +43,9 @@ class Profile:
     split: Callable[[str, Level], list[RawUnit]]
     normalize: Callable[[str, bool], str]
     normalize_all: Callable[[list[str], bool], list[str]] | None = None
+    split_at: Callable[[str, Level, int], list[RawUnit]] | None = None
+    unit_at: Callable[[str, Level, int, int], RawUnit | None] | None = None
+    count_of: Callable[[str, Level], int] | None = None
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"

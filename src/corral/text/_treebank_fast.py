@@ -51,7 +51,7 @@ from collections.abc import Callable
 from itertools import accumulate
 from operator import itemgetter
 
-__all__ = ["REFERENCE", "treebank_tokens"]
+__all__ = ["REFERENCE", "in_domain", "plain_tokens", "treebank_tokens"]
 
 REFERENCE = "nltk.tokenize.NLTKWordTokenizer().tokenize, nltk 3.10.4"
 
@@ -92,6 +92,20 @@ _outside = re.compile(
     + _PADDED
     + r"""](?:(?<!['":,])|(?<=')'|(?<=")"|(?<=[:,])[:,])"""
 ).search
+
+
+
+def in_domain(sentence: str) -> bool:
+    """Whether ``sentence`` lies in the fast path's domain, where :func:`treebank_tokens` is nltk's tokens by
+    construction (not by falling back to nltk).
+
+    Inside it, a token never depends on what comes before a space that precedes it: the tokens of
+    ``sentence[k:]`` (with ``base=k``), where ``sentence[k - 1]`` is a space, are the last tokens of the whole
+    sentence's, offsets included (each token starts at a character that follows whitespace or another token,
+    is matched from there on, and only a ``"`` looks at the character before it, a space either way).
+    """
+    return _outside(sentence) is None
+
 
 _CLITIC_AHEAD = r"(?i:re|ve|ll|m|t|s|d|n)\b"
 # A ``'`` after which nltk inserts a space (its starting-quote rule), and one that stays inside its piece.
@@ -180,15 +194,17 @@ _CONTRACTIONS = tuple(
 _has_contraction = re.compile(r"cannot|gimme|gonna|gotta|mme(?<=lemme)|wanna|'ye(?<=d'ye)|'n(?<=more'n)").search
 
 
-def treebank_tokens(sentence: str) -> list[tuple[str, int, int]]:
-    """(token, start, end) for each token of NLTKWordTokenizer().tokenize(sentence), in order."""
+def treebank_tokens(sentence: str, base: int = 0) -> list[tuple[str, int, int]]:
+    """(token, start, end) for each token of NLTKWordTokenizer().tokenize(sentence), in order; the offsets are
+    ``base`` plus the token's place in ``sentence`` (pass the sentence's place in a longer text)."""
     parts = (_split_ascii if sentence.isascii() else _split)(sentence)
     # Outside the domain, something that is no whitespace is left between the tokens.
     if "".join(parts[0::2]).strip(_SPACES):
-        return _fallback(sentence)
-    # parts alternate gap, token, gap, ..., gap; the running length gives each token's start and end (and
-    # one more value, for the last gap, which zip leaves unread).
-    offsets = accumulate(map(len, parts))
+        return _fallback(sentence, base)
+    # parts alternate gap, token, gap, ..., gap; the running length (from ``base``, whose own value is skipped)
+    # gives each token's start and end (and one more value, for the last gap, which zip leaves unread).
+    offsets = accumulate(map(len, parts), initial=base)
+    next(offsets)
     tokens = list(zip(parts[1::2], offsets, offsets, strict=False))
     while tokens and not tokens[-1][0]:  # unused token places of the last match
         del tokens[-1]
@@ -199,18 +215,18 @@ def treebank_tokens(sentence: str) -> list[tuple[str, int, int]]:
         for _ in range(parts.count('"')):
             k = parts.index('"', k + 1)  # tokens sit at the odd places of parts
             at = tokens[k >> 1][1]
-            quote = "``" if at == 0 or sentence[at - 1] in _OPENS_QUOTE else "''"
+            quote = "``" if at == base or sentence[at - base - 1] in _OPENS_QUOTE else "''"
             tokens[k >> 1] = (quote, at, at + 1)
     if "'" in sentence:
         at = sentence.rfind("'")
         while at >= 0:
-            i = bisect_right(tokens, at, key=_start) - 1  # the token holding this quote
+            i = bisect_right(tokens, at + base, key=_start) - 1  # the token holding this quote
             token = tokens[i]
             if len(token[0]) > 1:
-                split = _split_clitics(sentence, token)
+                split = _split_clitics(sentence, token, base)
                 if split is not None:
                     tokens[i : i + 1] = split
-            at = sentence.rfind("'", 0, token[1])
+            at = sentence.rfind("'", 0, token[1] - base)
     # A MacIntyre contraction is rare: a quick test on telling letters before the exact one.
     lower = sentence.lower()
     if (
@@ -226,7 +242,26 @@ def treebank_tokens(sentence: str) -> list[tuple[str, int, int]]:
     return tokens
 
 
-def _split_clitics(sentence: str, token: Token) -> list[Token] | None:
+def plain_tokens(sentence: str) -> list[str] | None:
+    """The token strings of :func:`treebank_tokens`, without offsets and with each ``"`` left as it is (nltk
+    makes it ````` or ``''``), when no more than the pattern is needed: a sentence in the domain with no ``'``
+    and no MacIntyre contraction. None otherwise. (For counting tokens without building them.)"""
+    if "'" in sentence:
+        return None
+    parts = (_split_ascii if sentence.isascii() else _split)(sentence)
+    if "".join(parts[0::2]).strip(_SPACES):
+        return None
+    lower = sentence.lower()
+    if ("nnot" in lower or "gimm" in lower or "onna" in lower or "otta" in lower or "emme" in lower
+            or "anna" in lower) and _has_contraction(lower):
+        return None
+    tokens = parts[1::2]
+    while tokens and not tokens[-1]:  # unused token places of the last match
+        del tokens[-1]
+    return tokens
+
+
+def _split_clitics(sentence: str, token: Token, base: int) -> list[Token] | None:
     """nltk's clitic rules on one piece: ``'s 'm 'd`` or a bare ``'``, then ``'ll 're 've n't``.
 
     None when nothing comes off.  In the domain no ``'`` follows another, so the character before a clitic
@@ -240,7 +275,7 @@ def _split_clitics(sentence: str, token: Token) -> list[Token] | None:
         # then), the ``'s`` rule applies to what precedes it as well; otherwise only the quote goes.
         cut -= 1
         out.append(("'", end - 1, end))
-        clitic_1 = sentence[end : end + 1] in _SPACED_EARLY
+        clitic_1 = sentence[end - base : end - base + 1] in _SPACED_EARLY
     else:
         clitic_1 = True
     if clitic_1 and cut >= 3 and text[cut - 2] == "'" and text[cut - 1] in _CLITIC_1:
@@ -276,7 +311,7 @@ def _split_contractions(tokens: list[Token]) -> list[Token]:
 _nltk_tokenize = None
 
 
-def _fallback(sentence: str) -> list[Token]:
+def _fallback(sentence: str, base: int = 0) -> list[Token]:
     """nltk's own tokens, with each one's offsets found in the sentence.
 
     Should nltk fail (its patterns run under a timeout, so a huge input can make it raise), the sentence's
@@ -291,7 +326,8 @@ def _fallback(sentence: str) -> list[Token]:
         words = _nltk_tokenize(sentence)
     except Exception:
         words = sentence.split()
-    return _align(sentence, words)
+    tokens = _align(sentence, words)
+    return [(word, start + base, end + base) for word, start, end in tokens] if base else tokens
 
 
 def _align(sentence: str, words: list[str]) -> list[Token]:
