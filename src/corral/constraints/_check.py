@@ -168,19 +168,23 @@ def _evaluate_for_each(node: ForEach, ctx: Context) -> Result:
     finally:
         ctx.unit, ctx.unit_level = saved
     satisfied = sum(child.passed for child in children)
-    q = node.quantifier
-    if q is Quantifier.ALL:
-        passed = satisfied == len(children)
-    elif q is Quantifier.ANY:
-        passed = satisfied > 0
-    elif q is Quantifier.AT_LEAST:
-        passed = satisfied >= node.k  # type: ignore[operator]
-    elif q is Quantifier.AT_MOST:
-        passed = satisfied <= node.k  # type: ignore[operator]
-    else:
-        passed = satisfied == node.k
+    passed = quantified(node, satisfied, len(children))
     failing = tuple((unit[1], unit[2]) for unit, child in zip(units, children, strict=True) if not child.passed)
     return Result(node, passed, satisfied, _quantity(node), failing, tuple(children))
+
+
+def quantified(node: ForEach, satisfied: int, units: int) -> bool:
+    """Whether ``satisfied`` of ``units`` units meet a for-each's quantifier (the interpreter's and the plans')."""
+    q = node.quantifier
+    if q is Quantifier.ALL:
+        return satisfied == units
+    if q is Quantifier.ANY:
+        return satisfied > 0
+    if q is Quantifier.AT_LEAST:
+        return satisfied >= node.k  # type: ignore[operator]
+    if q is Quantifier.AT_MOST:
+        return satisfied <= node.k  # type: ignore[operator]
+    return satisfied == node.k
 
 
 def _quantity(node: ForEach) -> str:
@@ -396,17 +400,7 @@ def _for_each_plan(node: ForEach, body: Plan) -> Plan:
         finally:
             ctx.unit, ctx.unit_level = saved
         satisfied = sum(map(_passed, children))
-        q = node.quantifier
-        if q is Quantifier.ALL:
-            passed = satisfied == len(children)
-        elif q is Quantifier.ANY:
-            passed = satisfied > 0
-        elif q is Quantifier.AT_LEAST:
-            passed = satisfied >= node.k  # type: ignore[operator]
-        elif q is Quantifier.AT_MOST:
-            passed = satisfied <= node.k  # type: ignore[operator]
-        else:
-            passed = satisfied == node.k
+        passed = quantified(node, satisfied, len(children))
         failing = tuple((unit[1], unit[2]) for unit, child in zip(units, children, strict=True) if not child.passed)
         return Result(node, passed, satisfied, quantity, failing, tuple(children))
 
