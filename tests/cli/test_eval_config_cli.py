@@ -14,14 +14,9 @@ import corral.models
 from corral.cli import app
 from corral.models import Likelihood, ScriptedModel
 
+from ._errors import one_line_stderr_error as _one_line_error
+
 runner = CliRunner()
-
-
-def _one_line_error(result) -> str:
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    return lines[0]
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from corral.cli import app
 from corral.grammars import Grammar, first_rejection
 
+from ._errors import one_line_error as _one_line_error
+
 runner = CliRunner()
 LIST = r"[a-z]{3,5}(,[0-9]+)*"
 TWO_WORDS = "sentence: count(text, word) == 2"
@@ -27,16 +29,6 @@ def _json(result) -> dict:
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert len(lines) == 1, result.output
     return json.loads(lines[0])
-
-
-def _one_line_error(result, *needles: str) -> None:
-    """Exit 2, a single ``error:`` line holding every needle, and no traceback."""
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from corral.cli import app
 from corral.schema import is_valid, parse_schema
 
+from ._errors import one_line_error as _one_line_error
+
 runner = CliRunner()
 SCHEMA = {"type": "object", "properties": {"age": {"type": "integer", "minimum": 18},
                                            "email": {"type": "string", "format": "email"}}, "required": ["age"]}
@@ -21,16 +23,6 @@ def _write(folder: Path, name: str, content: object) -> str:
     path = folder / name
     path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
     return str(path)
-
-
-def _one_line_error(result, *needles: str) -> None:
-    """Exit 2, a single ``error:`` line holding every needle, and no traceback."""
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 @pytest.fixture
