@@ -26,10 +26,13 @@ is not applied.
 from __future__ import annotations
 
 from collections import Counter
-
-from nltk import Tree
+from functools import cache
+from typing import TYPE_CHECKING
 
 from ._text import f1_stats
+
+if TYPE_CHECKING:
+    from nltk import Tree
 
 __all__ = ["EQUIVALENT_LABELS", "PUNCTUATION_TAGS", "WRAPPER_LABELS", "bracket_stats", "evalb_label",
            "labelled_brackets", "read_tree", "tree_exact_match", "tree_words"]
@@ -65,8 +68,17 @@ def _depth(text: str) -> int:
     return deepest
 
 
+@cache
+def _tree_type() -> type[Tree]:
+    """nltk's ``Tree``, imported on first use, not with this module: importing nltk takes seconds (it loads
+    scikit-learn, pandas and scipy), which importing ``corral.metrics`` (every suite does) must not cost."""
+    from nltk import Tree
+
+    return Tree
+
+
 def _is_preterminal(node: Tree) -> bool:
-    return len(node) == 1 and not isinstance(node[0], Tree)
+    return len(node) == 1 and not isinstance(node[0], _tree_type())
 
 
 def _well_formed(node: Tree) -> bool:
@@ -74,7 +86,7 @@ def _well_formed(node: Tree) -> bool:
     mixing words and brackets, or over two words)."""
     if _is_preterminal(node):
         return True
-    return len(node) > 0 and all(isinstance(child, Tree) and _well_formed(child) for child in node)
+    return len(node) > 0 and all(isinstance(child, _tree_type()) and _well_formed(child) for child in node)
 
 
 def read_tree(text: str) -> Tree | None:
@@ -83,11 +95,12 @@ def read_tree(text: str) -> Tree | None:
     text = text.strip()
     if not text.startswith("(") or _depth(text) > MAX_DEPTH:
         return None
+    tree_type = _tree_type()
     try:
-        tree = Tree.fromstring(text)
+        tree = tree_type.fromstring(text)
     except (ValueError, IndexError):
         return None
-    if not isinstance(tree, Tree) or not _well_formed(tree):
+    if not isinstance(tree, tree_type) or not _well_formed(tree):
         return None
     return tree
 
@@ -107,13 +120,14 @@ def labelled_brackets(tree: Tree, *, deleted: frozenset[str] = PUNCTUATION_TAGS,
     """The (label, start, end) brackets of a tree as EVALB counts them (see the module doc), word indices counted
     over the words not deleted: those at ``positions`` (the gold's, when scoring a prediction), else those the
     tree itself tags as ``deleted``. ``deleted=frozenset()`` keeps punctuation in the spans (FormatBench's)."""
+    tree_type = _tree_type()
     found: Counter[tuple[str, int, int]] = Counter()
     skipped = deleted_positions(tree, deleted=deleted) if positions is None else positions
     seen = 0
 
     def walk(node: Tree | str, start: int) -> int:
         nonlocal seen
-        if not isinstance(node, Tree):
+        if not isinstance(node, tree_type):
             return start + 1
         if _is_preterminal(node):
             seen += 1

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-import bm25s
 import numpy as np
 
 __all__ = ["METHODS", "TOKEN_PATTERN", "Example", "Retriever", "render_words"]
@@ -30,6 +29,8 @@ TOKEN_PATTERN = r"(?u)\w+"
 
 
 def _tokenize(texts: list[str], ids: bool):
+    import bm25s  # here, not at the top: it loads scipy, and every suite imports this module
+
     return bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=None, return_ids=ids,
                           show_progress=False)
 
@@ -76,6 +77,8 @@ class Retriever(Generic[E]):
 
             self._vectors = embed_texts([" ".join(example.words) for example in self.examples])
             return
+        import bm25s
+
         corpus = _tokenize([" ".join(example.words) for example in self.examples], ids=True)
         self._bm25 = bm25s.BM25()
         self._bm25.index(corpus, show_progress=False)

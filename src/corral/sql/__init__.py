@@ -12,26 +12,57 @@ The modules: ``_sandbox`` (running), ``_exact_set`` (matching), ``_schema``, ``_
 with sqlglot: their values and near variants), ``_test_suite`` (databases generated and chosen; execution match).
 """
 
+from typing import TYPE_CHECKING
+
 from ._exact_set import exact_set_match, query_shape
 from ._sandbox import MAX_QUERY_CHARS, QueryResult, run_query
 from ._schema import SpiderSchema, schema_names_only
-from ._test_suite import (
-    CANDIDATES,
-    KEEP,
-    MAX_ROWS,
-    MIN_ROWS,
-    DatabaseSet,
-    GoldCoverage,
-    Match,
-    distinguishing_set,
-    execution_match,
-    generate_database,
-    informative,
-    results_equal,
-    sqlite_types,
-    table_keys,
-)
-from ._variants import ValueHints, has_top_level_order, near_variants, normalise, parse_query, value_hints
+
+if TYPE_CHECKING:
+    from ._test_suite import (
+        CANDIDATES,
+        KEEP,
+        MAX_ROWS,
+        MIN_ROWS,
+        DatabaseSet,
+        GoldCoverage,
+        Match,
+        distinguishing_set,
+        execution_match,
+        generate_database,
+        informative,
+        results_equal,
+        sqlite_types,
+        table_keys,
+    )
+    from ._variants import ValueHints, has_top_level_order, near_variants, normalise, parse_query, value_hints
+
+# The names of ``_test_suite`` and ``_variants`` load their module on first use (PEP 562): both import sqlglot
+# (``_exact_set`` and ``_schema`` import it where they use it), and every suite imports this package, so a run
+# that reads no SQL should not load it.
+_WHERE = {
+    **dict.fromkeys(("CANDIDATES", "KEEP", "MAX_ROWS", "MIN_ROWS", "DatabaseSet", "GoldCoverage", "Match",
+                     "distinguishing_set", "execution_match", "generate_database", "informative", "results_equal",
+                     "sqlite_types", "table_keys"), "._test_suite"),
+    **dict.fromkeys(("ValueHints", "has_top_level_order", "near_variants", "normalise", "parse_query",
+                     "value_hints"), "._variants"),
+}
+
+
+def __getattr__(name: str) -> object:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "CANDIDATES",

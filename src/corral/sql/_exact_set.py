@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
+from typing import TYPE_CHECKING, Any
 
 from ._schema import SpiderSchema
+
+# sqlglot is imported in the functions that use it, not here: corral.sql is imported with every suite, and most
+# runs never read a query.
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 __all__ = ["exact_set_match", "query_shape"]
 
@@ -44,6 +45,10 @@ def exact_set_match(prediction: str, gold: str, schema: SpiderSchema | None = No
 @lru_cache(maxsize=8192)
 def query_shape(query: str, schema: SpiderSchema | None = None) -> Any:
     """The comparable form of ``query`` (nested tuples and frozensets), or None when sqlglot cannot read it."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
     try:
         tree = sqlglot.parse_one(query, read="sqlite")
     except (SqlglotError, RecursionError, ValueError):
@@ -62,6 +67,8 @@ def _columns(schema: SpiderSchema | None) -> dict[str, frozenset[str]]:
 
 
 def _shape(node: exp.Expression, columns: dict[str, frozenset[str]]) -> Any:
+    from sqlglot import exp
+
     if isinstance(node, exp.SetOperation):
         operation = type(node).__name__.lower() + ("" if node.args.get("distinct", True) else " all")
         tail = (_order(node), node.args.get("limit") is not None)
@@ -119,6 +126,8 @@ def _scope(select: exp.Select, columns: dict[str, frozenset[str]]) -> _Scope:
     """The scope of this ``SELECT``: its aliases (``t1`` -> ``singer``) and its bare columns' tables: every column
     is the table's when the ``SELECT`` reads one table; with a schema, a column only one of its tables has is that
     table's."""
+    from sqlglot import exp
+
     tables: dict[str, str] = {}
     names: list[str] = []
     for source in _sources(select):
@@ -140,6 +149,8 @@ def _scope(select: exp.Select, columns: dict[str, frozenset[str]]) -> _Scope:
 
 
 def _source(source: exp.Expression, scope: _Scope) -> Any:
+    from sqlglot import exp
+
     if isinstance(source, exp.Table):
         return source.name.lower()
     if isinstance(source, exp.Subquery):
@@ -150,6 +161,8 @@ def _source(source: exp.Expression, scope: _Scope) -> Any:
 def _conditions(node: exp.Expression | None, scope: _Scope) -> Any:
     """A condition's top-level parts as a multiset, with the multiset of connectives joining them; parentheses
     around a part are the part, and an equality between two columns is written with its sides in order."""
+    from sqlglot import exp
+
     if node is None:
         return (frozenset(), frozenset())
     parts: list[Any] = []
@@ -181,6 +194,8 @@ def _order(node: exp.Expression, scope: _Scope | None = None) -> tuple[Any, ...]
 def _text(node: exp.Expression, scope: _Scope) -> Any:
     """One part of a clause in a normal form: aliases resolved, bare columns given their table, names lower-cased,
     values replaced, subqueries compared by shape."""
+    from sqlglot import exp
+
     subqueries: list[Any] = []
 
     def normal(item: exp.Expression) -> exp.Expression:
@@ -201,5 +216,7 @@ def _text(node: exp.Expression, scope: _Scope) -> Any:
 
 def _is_string(column: exp.Column) -> bool:
     """A double-quoted "word" that sqlglot reads as a column: Spider's gold writes strings that way."""
+    from sqlglot import exp
+
     identifier = column.this
     return isinstance(identifier, exp.Identifier) and bool(identifier.args.get("quoted")) and not column.table

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nltk import Tree
-
 from corral.verdicts import Violation
 
 from ._core import FormatChecker, InstanceError, reference_first_line, tick
@@ -47,6 +45,8 @@ def _phrase_label(label: str) -> str:
 
 
 def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
+    from nltk import Tree  # here, not at the top: importing nltk takes seconds (scikit-learn, pandas, scipy)
+
     tokens = _tokens(instance)  # first: a malformed instance is its error whatever the output
     answer = output.strip()
     offset = output.find(answer) if answer else 0
@@ -105,6 +105,8 @@ def strict(instance: Mapping[str, Any], output: str) -> list[Violation]:
 
 
 def reference(instance: Mapping[str, Any], output: str) -> bool:
+    from nltk import Tree
+
     try:
         tree = Tree.fromstring(reference_first_line(output))
     except ValueError:
