@@ -17,6 +17,7 @@ difference of two rates is, the share of tokens that needed a full mask, and the
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
 
@@ -62,10 +63,19 @@ def _schema_requests(schemas: list[dict], count: int, max_tokens: int, ask: str)
             for s in schemas for i in range(max(1, count // len(schemas)))]
 
 
+@functools.cache
+def _own_llama(path: str, threads: int):  # -> llama_cpp.Llama
+    """llama-cpp-python's own Llama on the same GGUF (Corral's keeps a context too small to generate in)."""
+    from llama_cpp import Llama
+
+    return Llama(model_path=path, n_ctx=8192, n_threads=threads, n_threads_batch=threads, verbose=False)
+
+
 def _llamacpp_chat(model, request: Request, grammar=None, max_tokens: int | None = None) -> int:
     """One greedy completion through llama-cpp-python's own API, prompt cache reset; completion tokens."""
-    model._llama.reset()
-    out = model._llama.create_chat_completion(
+    llama = _own_llama(str(model.path), model.threads)
+    llama.reset()
+    out = llama.create_chat_completion(
         messages=list(request.messages), temperature=0.0, top_k=0, min_p=0.0,
         max_tokens=max_tokens or request.sampling.max_tokens, grammar=grammar, seed=0)
     return out["usage"]["completion_tokens"]

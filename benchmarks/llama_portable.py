@@ -43,7 +43,7 @@ from corral.models import Request, load_model
 
 tokens = int(sys.argv[1])
 model = load_model("smollm2")
-llama = model._llama
+llama = llama_cpp.Llama(model_path=str(model.path), n_ctx=4096, n_threads=model.threads, verbose=False)
 prompt = model.prompt_tokens(Request.user("Write a long story about a lighthouse keeper and the sea.").messages)
 llama.reset()
 start = time.perf_counter()

@@ -16,6 +16,7 @@ from corral.constraints import check
 from corral.evaluation import CONSTRAINED_REPEAT_LIMIT
 from corral.grammars import Grammar, NotExpressible, compile_constraint
 from corral.models import Request, Sampling, load_model
+from corral.models._llamacpp_streams import StreamContext
 from corral.suites.collie import STRUCTURES, constraint_for, instances
 from corral.text import Level
 
@@ -196,12 +197,13 @@ def test_a_feedback_round_continued_from_the_last_context_equals_one_from_a_fres
     [[reply]] = model.complete([Request(tuple(first), sampling, grammar=grammar)])
     second = Request((*first, {"role": "assistant", "content": reply.text}, FEEDBACK), sampling, grammar=grammar)
     evaluated: list[int] = []
-    inner = model._llama.eval
-    monkeypatch.setattr(model._llama, "eval", lambda tokens: (evaluated.append(len(tokens)), inner(tokens))[1])
+    inner = StreamContext.decode
+    monkeypatch.setattr(StreamContext, "decode",
+                        lambda self, entries: (evaluated.append(len(entries)), inner(self, entries))[1])
     [[continued]] = model.complete([second])
     new_turn = len(model.prompt_segments(second.messages)[-1][1])
     assert evaluated[0] == new_turn and sum(evaluated) == new_turn + continued.completion_tokens
-    model.score([second], ["anything"])  # leaves the context empty
+    model._streams.forget()  # every stream empty, as in a fresh context
     evaluated.clear()
     [[fresh]] = model.complete([second])
     assert sum(evaluated) == fresh.prompt_tokens + fresh.completion_tokens  # the whole chat, by its segments

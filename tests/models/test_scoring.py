@@ -131,7 +131,7 @@ def test_a_chat_that_does_not_fit_the_context_scores_none():
 
     small = load_model("smollm2", n_ctx=64)
     try:
-        assert small.score([CHAT], [" ".join([TEXT] * (small._llama.n_ctx() // 10))]) == [None]
+        assert small.score([CHAT], [" ".join([TEXT] * (small.n_ctx // 10))]) == [None]
         assert small.score([CHAT], ["A cat."])[0].tokens > 0
     finally:
         small.close()

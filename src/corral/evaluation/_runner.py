@@ -64,7 +64,7 @@ from ._summary import Summary
 ERRORS_FILE = "errors.jsonl"
 RUNTIME_FILE = "runtime.json"
 ROUND_SEED_STRIDE = 10007  # sample s in round r is seeded seed + s + 10007 * r: stable when n or R grow
-BATCH_SIZES = {"llamacpp": 1, "transformers": 8, "openai": 16}
+BATCH_SIZES = {"llamacpp": 8, "transformers": 8, "openai": 16}
 
 
 @dataclass(frozen=True)

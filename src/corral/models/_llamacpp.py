@@ -1,20 +1,22 @@
 """The ``llamacpp`` backend: llama-cpp-python on a GGUF (by default the bundled SmolLM2-135M-Instruct).
 
-Corral runs its own token loop on llama-cpp-python's context instead of ``create_chat_completion``. The prompt
-is built with the GGUF's chat template, llama.cpp decodes, and a C sampler chain (greedy, or top-p, temperature
-and a seeded draw) picks each token. A grammar is enforced model-first by ``corral.decoding.SequenceMask``: the
-sampled token is kept when the grammar allows it, and only otherwise is the llguidance mask written into
-llama.cpp's logits and the token drawn again. With ``Sampling.particles`` >= 2 a constrained request is decoded
-by sequential Monte Carlo instead (``_llamacpp_smc``: a draw from the model's own distribution given the
-grammar, in a context of its own built on first use). The Python logits-processor path costs a numpy record array over
-49k entries per token, and llama.cpp's own grammar sampler walks the grammar for every candidate; see
-docs/performance.md.
+Corral runs its own token loop on llama.cpp instead of ``create_chat_completion``. The prompt is built with the
+GGUF's chat template, llama.cpp decodes, and a C sampler chain (greedy, or top-p, temperature and a seeded draw)
+picks each token. The samples given in one ``complete`` call are decoded together, up to ``MAX_STREAMS`` at a
+time, one KV stream each (``_llamacpp_streams``: a reply is bit for bit the one it would be alone). A grammar is
+enforced model-first by ``corral.decoding.SequenceMask``: the sampled token is kept when the grammar allows it,
+and only otherwise is the llguidance mask written into llama.cpp's logits and the token drawn again. With
+``Sampling.particles`` >= 2 a constrained request is decoded by sequential Monte Carlo instead
+(``_llamacpp_smc``: a draw from the model's own distribution given the grammar, one stream per particle). The
+Python logits-processor path costs a numpy record array over 49k entries per token, and llama.cpp's own grammar
+sampler walks the grammar for every candidate; see docs/performance.md. The Llama's own context only scores.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -24,17 +26,22 @@ from corral.registry import backends
 
 from ._bundled import resolve_gguf
 from ._llamacpp_cpu import cpu_model, load_backends
-from ._llamacpp_smc import PAD as SMC_PAD
-from ._llamacpp_smc import SmcContext, smc_sample
+from ._llamacpp_smc import smc_sample
+from ._llamacpp_streams import N_BATCH, Segment, StreamContext, padded, shared_segments
 from ._protocol import Completion, Likelihood, Message, ModelError, Request, Sampling
 from ._threads import PACE_TOKENS, ThreadGovernor
 
-Segment = tuple[bool, tuple[int, ...]]
-"""A piece of a chat's prompt: whether it is evaluated a token at a time (an earlier reply), and its tokens."""
+MAX_STREAMS = 8
+"""The most replies decoded together: past 8 a step of the bundled model on 2 cores costs as much more as it
+writes (87 tokens/s alone, 139 with 4 streams, 160 with 8, 165 with 16)."""
+
+
+PARKED_BYTES = 256 * 2**20
+"""The most memory parked streams' cells may take (SmolLM2: 23 kB a token, about 11,000 tokens of chats)."""
 
 
 class LlamaCppModel:
-    """A local GGUF model; requests run one after another (llama.cpp's Python API decodes one sequence)."""
+    """A local GGUF model; the samples of the requests given together are decoded together, in batches."""
 
     backend = "llamacpp"
 
@@ -51,14 +58,19 @@ class LlamaCppModel:
         # follows the cores other processes leave free (``_pace``), unless fixed here or by CORRAL_THREADS
         self._governor = ThreadGovernor(n_threads)
         self.threads = threads = self._governor.threads()
+        self.n_ctx = n_ctx  # the most tokens a chat and its reply may take
         try:
-            self._llama = Llama(model_path=str(self.path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                                verbose=False)
+            # the Llama's own context is never decoded in (generation and scoring use ``_streams``): the smallest
+            # that keeps llama-cpp-python's batch of 512, not n_ctx cells of KV memory held for nothing
+            self._llama = Llama(model_path=str(self.path), n_ctx=N_BATCH, n_threads=threads,
+                                n_threads_batch=threads, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"could not load {self.path}: {exc}") from None
         self._factory: MatcherFactory | None = None
-        self._smc: SmcContext | None = None  # SMC's own context (one KV stream per particle), built on first use
-        self._held: list[Segment] = []  # what the context's KV cells hold now, segment by segment (see _evaluate)
+        # generation and SMC decode in a context of several KV streams (``_llamacpp_streams``), made on first use and
+        # made again larger when a batch needs it; the Llama's own context only scores
+        self._streams: StreamContext | None = None
+        self._parked: list[tuple[list[Segment], bytes]] = []  # a replaced context's streams, to restore
         self._chat_template = _chat_template(self._llama, self.path)
 
     @property
@@ -73,7 +85,24 @@ class LlamaCppModel:
         return self._factory
 
     def complete(self, requests: Sequence[Request]) -> list[list[Completion]]:
-        return [[self._sample(request, i) for i in range(request.sampling.n)] for request in requests]
+        """Every sample of every request; those decoded alike (not SMC) are decoded together, several at a time."""
+        import llama_cpp
+
+        started: list[list[_Reply | Completion]] = []
+        try:
+            for request in requests:
+                started.append([self._start(request, i) for i in range(request.sampling.n)])
+            replies = [reply for samples in started for reply in samples if isinstance(reply, _Reply)]
+            for group in self._groups(replies):
+                self._decode(group)
+        finally:
+            for samples in started:
+                for reply in samples:
+                    if isinstance(reply, _Reply) and reply.chain is not None:
+                        llama_cpp.llama_sampler_free(reply.chain)
+                        reply.chain = None
+        return [[reply.completion(self) if isinstance(reply, _Reply) else reply for reply in samples]
+                for samples in started]
 
     def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
         """The chat rendered with the GGUF's own template, tokenised with special tokens."""
@@ -112,105 +141,130 @@ class LlamaCppModel:
             start = end
         return segments
 
-    def _evaluate(self, segments: Sequence[Segment]) -> None:
-        """Make the context hold ``segments`` (batches in one call each, stepped segments a token at a time),
-        keeping the longest run of whole segments it already holds: a feedback round's chat begins with the
-        previous round's prompt and reply, and only the new turn is evaluated. The last segment is always evaluated
-        again, so the logits after it are fresh."""
-        held, self._held = self._held, []
-        kept = position = 0
-        for (stepped, tokens), (was_stepped, had) in zip(segments[:-1], held, strict=False):
-            if stepped != was_stepped or (had[:len(tokens)] if stepped else had) != tokens:
-                break
-            kept, position = kept + 1, position + len(tokens)
-            if len(had) != len(tokens):  # a reply the chat holds only a prefix of (a stop string cut it)
-                break
-        self._llama.n_tokens = position  # eval() drops the cells from here on
-        for stepped, tokens in segments[kept:]:
-            if stepped:
-                for token in tokens:
-                    self._llama.eval([token])
-            else:
-                self._llama.eval(list(tokens))
-        self._held = list(segments)
-
-    def _sample(self, request: Request, i: int) -> Completion:
-        import llama_cpp
-
+    def _start(self, request: Request, index: int) -> _Reply | Completion:
+        """Sample ``index`` of ``request`` made ready to decode, or its completion when there is nothing to decode
+        (a prompt that fills the context) or it is decoded some other way (SMC)."""
         started = time.perf_counter()
         sampling = request.sampling
         segments = self.prompt_segments(request.messages)
         prompt = [token for _, tokens in segments for token in tokens]
-        room = self._llama.n_ctx() - len(prompt)
+        room = self.n_ctx - len(prompt)
         if room < 1:
             return Completion(text="", finish_reason="context", prompt_tokens=len(prompt), completion_tokens=0,
                               seconds=time.perf_counter() - started, constrained=request.grammar is not None,
-                              error=f"the prompt has {len(prompt)} tokens; the context holds {self._llama.n_ctx()}")
+                              error=f"the prompt has {len(prompt)} tokens; the context holds {self.n_ctx}")
         if request.grammar is not None and sampling.particles >= 2:
-            return smc_sample(self, request, prompt, min(sampling.max_tokens, room), i, started)
-        mask = SequenceMask(self.masks, request.grammar) if request.grammar is not None else None
-        guard = RepeatGuard(sampling.repeat_limit, self.masks.token_table) if sampling.repeat_limit else None
-        chain = _sampler_chain(sampling, sampling.seed_for(i))
-        ctx, vocab, n_vocab = self._llama._ctx.ctx, self._llama._model.vocab, self._llama.n_vocab()
-        tokens: list[int] = []
-        finish, error = "length", None
-        pieces = bytearray()
-        stops = [s.encode("utf-8") for s in sampling.stop if s]
-        logprob = 0.0  # of the written tokens under the raw logits (no grammar, no temperature): see Completion
-        written: list[int] = []  # the reply's tokens the context holds (evaluated), for the next round's chat
+            return smc_sample(self, request, prompt, min(sampling.max_tokens, room), index, started)
+        return _Reply(request, segments, len(prompt), min(sampling.max_tokens, room),
+                      _sampler_chain(sampling, sampling.seed_for(index)),
+                      SequenceMask(self.masks, request.grammar) if request.grammar is not None else None,
+                      RepeatGuard(sampling.repeat_limit, self.masks.token_table) if sampling.repeat_limit else None,
+                      [s.encode("utf-8") for s in sampling.stop if s], seconds=time.perf_counter() - started)
+
+    def _groups(self, replies: Sequence[_Reply]) -> Iterator[list[_Reply]]:
+        """The replies in batches, in order, each as many as share the context's cells (n_ctx of them: the KV
+        memory of one full-length chat) and at most ``MAX_STREAMS``; a reply that needs more gets a batch alone."""
+        group: list[_Reply] = []
+        for reply in replies:
+            widest = padded(max(r.cells for r in [*group, reply]))
+            if group and (len(group) == MAX_STREAMS or (len(group) + 1) * widest > self.n_ctx):
+                yield group
+                group = []
+            group.append(reply)
+        if group:
+            yield group
+
+    def _decode(self, group: list[_Reply]) -> None:
+        """Decode ``group`` together, one llama.cpp call a step for all that are still writing (see
+        ``_llamacpp_streams``: each reply's text is the one it would have alone)."""
+        import llama_cpp
+
+        context = self._stream_context(len(group), max(r.cells for r in group))
+        self._assign(context, group)
+        ctx, vocab, n_vocab = context.context.ctx, self._llama._model.vocab, self._llama.n_vocab()
+        detokenize = self._llama.detokenize
         try:
-            # the chat is evaluated by its segments whatever the context held before (a feedback round keeps its
-            # previous round's cells), so the same request gives the same text, as from a fresh context
             self._pace()
-            self._evaluate(segments)
-            for step in range(min(sampling.max_tokens, room)):
-                if step % PACE_TOKENS == PACE_TOKENS - 1:
+            for reply in group:  # each prompt alone, its first token chosen before the next prompt's logits
+                started = time.perf_counter()
+                context.evaluate(reply.stream, reply.segments)
+                reply.choose(ctx, -1, vocab, n_vocab, detokenize, llama_cpp)
+                reply.seconds += time.perf_counter() - started
+            live = [r for r in group if r.feed is not None]
+            step = 0
+            while live:
+                step += 1
+                if step % PACE_TOKENS == 0:
                     self._pace()
-                token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
-                logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), shape=(n_vocab,))
-                norm = _log_normaliser(logits)  # before a mask or a refusal writes -inf into the row
-                refused = guard.refused() if guard is not None else set()
-                if token in refused or (mask is not None and not mask.accept(token)):
-                    if mask is not None and not mask.forbid(logits):
-                        error = f"the grammar allows no next token: {mask.failed or 'nothing allowed'}"
-                        break
-                    _refuse(logits, refused)
-                    token = llama_cpp.llama_sampler_sample(chain, ctx, -1)
-                    if mask is not None and not mask.consume(token):
-                        error = f"the output left the grammar: {mask.failed}"
-                        break
-                if llama_cpp.llama_vocab_is_eog(vocab, token):
-                    finish = "stop"
-                    break
-                tokens.append(token)
-                logprob += float(logits[token]) - norm  # a kept token's own logit is never masked
-                if guard is not None:
-                    guard.push(token)
-                if stops:
-                    pieces += self._llama.detokenize([token])
-                    cut = _first_stop(pieces, stops)
-                    if cut is not None:
-                        del pieces[cut:]
-                        finish = "stop"
-                        break
-                self._llama.eval([token])
-                written.append(token)
-        finally:
-            llama_cpp.llama_sampler_free(chain)
-            if self._held:  # None of it if evaluating the chat failed
-                self._held.append((True, tuple(written)))
-        raw = bytes(pieces) if stops else self._llama.detokenize(tokens)
-        text = raw.decode("utf-8", errors="ignore")
-        return Completion(
-            text=text,
-            finish_reason="error" if error else finish,  # type: ignore[arg-type]
-            prompt_tokens=len(prompt),
-            completion_tokens=len(tokens),
-            seconds=time.perf_counter() - started,
-            constrained=mask is not None,
-            error=error,
-            likelihood=None if error else self._as_scored(text, tokens, logprob),
-        )
+                started = time.perf_counter()
+                context.decode([(r.feed, r.prompt + len(r.written), r.stream, True) for r in live])
+                for row, reply in enumerate(live):
+                    reply.written.append(reply.feed)  # type: ignore[arg-type]
+                    reply.feed = None
+                    if len(reply.tokens) >= reply.steps:
+                        reply.finish = "length"
+                    else:
+                        reply.choose(ctx, row, vocab, n_vocab, detokenize, llama_cpp)
+                share = (time.perf_counter() - started) / len(live)
+                for reply in live:
+                    reply.seconds += share
+                live = [r for r in live if r.feed is not None]
+        except BaseException:
+            context.forget()
+            raise
+        for reply in group:  # what the stream holds now: the chat, then the reply as evaluated
+            context.held[reply.stream] = [*reply.segments, (True, tuple(reply.written))]
+
+    def _assign(self, context: StreamContext, group: list[_Reply]) -> None:
+        """A stream for each reply: the one that holds most of its chat (a feedback round comes back to the stream
+        that wrote its previous round), else a free one, where parked cells its chat continues are restored. A
+        stream's cells are parked before another chat overwrites them: the runner may give more chains than
+        there are streams, and a chain's next round should not evaluate its last reply again."""
+        free = set(range(context.streams))
+        for reply in group:
+            kept, stream = max(((context.reusable(s, reply.segments), s) for s in free), default=(0, -1))
+            if kept:
+                reply.stream = stream
+                free.discard(stream)
+        for reply in group:
+            if reply.stream >= 0:
+                continue
+            reply.stream = stream = min(free, key=lambda s: (bool(context.held[s]), s))
+            free.discard(stream)
+            self._park(context.park(stream))
+            kept, best = max(((shared_segments(segments, reply.segments), i)
+                              for i, (segments, _) in enumerate(self._parked)), default=(0, -1))
+            if kept:
+                segments, state = self._parked.pop(best)
+                context.restore(stream, segments, state)
+
+    def _park(self, parked: list[tuple[list[Segment], bytes]]) -> None:
+        """Keep streams' cells for a chat that may come back, the oldest dropped past ``PARKED_BYTES``."""
+        self._parked.extend(parked)
+        total = sum(len(state) for _, state in self._parked)
+        while self._parked and total > PARKED_BYTES:
+            total -= len(self._parked.pop(0)[1])
+
+    def _stream_context(self, streams: int, cells: int) -> StreamContext:
+        """A context of at least ``streams`` streams of ``cells`` cells: the last one when it is large enough
+        (the KV cells in use, not the capacity, shape llama.cpp's attention, so reuse keeps outputs the same); else
+        a new one of as many streams as n_ctx cells hold (up to ``MAX_STREAMS``, so that the next batches fit
+        too). llama.cpp restores a stream's cells only into a context of as many streams, so the old streams are
+        parked for the new one only then; otherwise a chat they held is evaluated again."""
+        cells = padded(cells)
+        old = self._streams
+        if old is not None and old.fits(streams, cells):
+            return old
+        streams = max(streams, min(MAX_STREAMS, self.n_ctx // cells))
+        if old is not None:
+            self._park(old.park())
+            old.close()
+            self._streams = None
+        try:
+            self._streams = StreamContext(self._llama, streams, cells, self.threads)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f"could not make a context of {streams} streams of {cells} cells: {exc}") from None
+        return self._streams
 
     def _as_scored(self, text: str, tokens: list[int], logprob: float) -> Likelihood | None:
         """The likelihood ``score`` would give ``text``, from what decoding summed, when the tokens written are
@@ -243,32 +297,30 @@ class LlamaCppModel:
             return Likelihood(0, 0.0)
         prompt = self.prompt_tokens(request.messages)
         tokens = [*prompt, *reply]
-        if len(tokens) > self._llama.n_ctx():
+        if len(tokens) > self.n_ctx:
             return None
         first, last = len(prompt) - 1, len(tokens) - 1  # logits at position p predict token p + 1
-        ctx, n_vocab, batch = self._llama._ctx, self._llama.n_vocab(), self._llama._batch
-        self._llama.reset()  # the next sample starts from a fresh context: the cells scoring leaves are not a chat's
-        self._held = []
-        ctx.kv_cache_clear()
+        context = self._stream_context(1, len(tokens))
+        stream = min(range(context.streams), key=lambda s: (bool(context.held[s]), s))
+        self._park(context.park(stream))  # a chat that stream held may come back for its next round
+        context.forget(stream)
         self._pace()
-        logprob = 0.0
+        logprob, n_vocab = 0.0, self._llama.n_vocab()
         # the chat in batches of n_batch, the reply in batches of SCORE_ROWS: llama.cpp's logits buffer grows to
         # the most rows one batch asks for and stays that large (512 rows of 49k logits are 100 MB)
-        starts = [*range(0, first, self._llama.n_batch), *range(first, len(tokens), SCORE_ROWS)]
-        for start, end in zip(starts, [*starts[1:], len(tokens)], strict=True):
-            chunk = tokens[start:end]
-            wanted = [p for p in range(start, start + len(chunk)) if first <= p < last]
-            raw = batch.batch
-            raw.n_tokens = len(chunk)
-            for i, token in enumerate(chunk):
-                raw.token[i], raw.pos[i], raw.n_seq_id[i] = token, start + i, 1
-                raw.seq_id[i][0] = 0
-                raw.logits[i] = first <= start + i < last
-            ctx.decode(batch)
-            if wanted:
-                rows = np.ctypeslib.as_array(llama_cpp.llama_get_logits(ctx.ctx), shape=(len(wanted), n_vocab))
-                logprob += _target_logprob(rows, [tokens[p + 1] for p in wanted])
-        self._llama.reset()
+        starts = [*range(0, first, context.n_batch), *range(first, len(tokens), SCORE_ROWS)]
+        try:
+            for start, end in zip(starts, [*starts[1:], len(tokens)], strict=True):
+                chunk = tokens[start:end]
+                wanted = [p for p in range(start, start + len(chunk)) if first <= p < last]
+                context.decode([(token, start + i, stream, first <= start + i < last)
+                                for i, token in enumerate(chunk)])
+                if wanted:
+                    rows = np.ctypeslib.as_array(llama_cpp.llama_get_logits(context.context.ctx),
+                                                 shape=(len(wanted), n_vocab))
+                    logprob += _target_logprob(rows, [tokens[p + 1] for p in wanted])
+        finally:
+            context.forget(stream)
         return Likelihood(len(reply), logprob)
 
     def _pace(self) -> None:
@@ -280,27 +332,91 @@ class LlamaCppModel:
         if threads != self.threads:
             self.threads = threads
             llama_cpp.llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
-            if self._smc is not None:
-                llama_cpp.llama_set_n_threads(self._smc.context.ctx, threads, threads)
-
-    def _smc_context(self, particles: int, cells: int) -> SmcContext:
-        """A context for ``particles`` sequences of ``cells`` tokens each: the last one when it is large enough
-        (the KV cells in use, not the capacity, shape llama.cpp's attention, so reuse keeps outputs the same)."""
-        if self._smc is None or not self._smc.fits(particles, cells):
-            if self._smc is not None:
-                self._smc.close()
-                self._smc = None
-            try:
-                self._smc = SmcContext(self._llama, particles, -(-cells // SMC_PAD) * SMC_PAD, self.threads)
-            except (ValueError, RuntimeError) as exc:
-                raise ModelError(f"could not make a context for {particles} SMC particles: {exc}") from None
-        return self._smc
+            if self._streams is not None:
+                llama_cpp.llama_set_n_threads(self._streams.context.ctx, threads, threads)
 
     def close(self) -> None:
-        if self._smc is not None:
-            self._smc.close()
-            self._smc = None
+        if self._streams is not None:
+            self._streams.close()
+            self._streams = None
+        self._parked = []
         self._llama.close()
+
+
+@dataclass
+class _Reply:
+    """One sample being written: its chat, sampler chain, grammar mask, repeat guard and what it wrote so far."""
+
+    request: Request
+    segments: list[Segment]
+    prompt: int  # the chat's tokens
+    steps: int  # the most tokens it may write
+    chain: object  # llama_cpp.llama_sampler_p, freed when the batch is done
+    mask: SequenceMask | None
+    guard: RepeatGuard | None
+    stops: list[bytes]
+    seconds: float = 0.0  # its own prompt and choices, and its share of each batched step
+    stream: int = -1
+    tokens: list[int] = field(default_factory=list)  # written, in order
+    written: list[int] = field(default_factory=list)  # evaluated into its stream (all but a stop-cut last one)
+    pieces: bytearray = field(default_factory=bytearray)  # the output's bytes, kept only when stop strings are watched
+    logprob: float = 0.0  # of the written tokens under the raw logits (no grammar, no temperature): see Completion
+    feed: int | None = None  # the token to evaluate next; None once it has finished
+    finish: str = "length"
+    error: str | None = None
+
+    @property
+    def cells(self) -> int:
+        return self.prompt + self.steps + 1
+
+    def choose(self, ctx, row: int, vocab, n_vocab: int, detokenize, llama_cpp) -> None:
+        """Pick the next token from output ``row`` of the last batch: the model's own when the grammar and the
+        repeat guard allow it, else one drawn again from the logits with what they refuse written out as -inf."""
+        if self.steps < 1:
+            return
+        token = llama_cpp.llama_sampler_sample(self.chain, ctx, row)
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, row), shape=(n_vocab,))
+        norm = _log_normaliser(logits)  # before a mask or a refusal writes -inf into the row
+        mask, guard = self.mask, self.guard
+        refused = guard.refused() if guard is not None else set()
+        if token in refused or (mask is not None and not mask.accept(token)):
+            if mask is not None and not mask.forbid(logits):
+                self.error = f"the grammar allows no next token: {mask.failed or 'nothing allowed'}"
+                return
+            _refuse(logits, refused)
+            token = llama_cpp.llama_sampler_sample(self.chain, ctx, row)
+            if mask is not None and not mask.consume(token):
+                self.error = f"the output left the grammar: {mask.failed}"
+                return
+        if llama_cpp.llama_vocab_is_eog(vocab, token):
+            self.finish = "stop"
+            return
+        self.tokens.append(token)
+        self.logprob += float(logits[token]) - norm  # a kept token's own logit is never masked
+        if guard is not None:
+            guard.push(token)
+        if self.stops:
+            self.pieces += detokenize([token])
+            cut = _first_stop(self.pieces, self.stops)
+            if cut is not None:
+                del self.pieces[cut:]
+                self.finish = "stop"
+                return
+        self.feed = token
+
+    def completion(self, model: LlamaCppModel) -> Completion:
+        raw = bytes(self.pieces) if self.stops else model._llama.detokenize(self.tokens)
+        text = raw.decode("utf-8", errors="ignore")
+        return Completion(
+            text=text,
+            finish_reason="error" if self.error else self.finish,  # type: ignore[arg-type]
+            prompt_tokens=self.prompt,
+            completion_tokens=len(self.tokens),
+            seconds=self.seconds,
+            constrained=self.mask is not None,
+            error=self.error,
+            likelihood=None if self.error else model._as_scored(text, self.tokens, self.logprob),
+        )
 
 
 SCORE_ROWS = 64

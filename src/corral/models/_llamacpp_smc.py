@@ -19,11 +19,9 @@ unchanged. End of turn is allowed only where the grammar accepts; a particle tha
 frozen with its weight. At the end one finished particle is drawn in proportion to its weight.
 
 The live particles decode in one llama.cpp batch per step (particles with the same output so far once, the
-copy then shared), each in its own sequence of a separate context
-(non-unified KV: one stream per particle, so each particle's attention covers only its own cells and its logits
-equal a lone sequence's). The prompt is decoded once for sequence 0 and copied to the others; resampling copies a
-parent's sequence onto the child's. The default decoding path and its context are untouched: the SMC context is
-built on first use and kept for the next request while it is large enough.
+copy then shared), each in its own stream of the model's ``StreamContext`` (non-unified KV: each particle's
+attention covers only its own cells and its logits equal a lone sequence's). The prompt is decoded once for stream
+0 and copied to the others; resampling copies a parent's stream onto the child's.
 
 Costs: every particle computes a full llguidance mask every step (the masked path computes one only where the
 model's own token is refused), ~0.5 ms per mask on COLLIE grammars against ~20 ms for a decoding step; the
@@ -33,7 +31,6 @@ its grammar (canonical tokenisations of forced text), so the target is over the 
 
 from __future__ import annotations
 
-import ctypes
 import math
 import time
 from dataclasses import dataclass, replace
@@ -43,6 +40,7 @@ import numpy as np
 
 from corral.decoding import MatcherFactory, RepeatGuard
 
+from ._llamacpp_streams import StreamContext
 from ._protocol import Completion, Request
 from ._threads import PACE_TOKENS
 
@@ -55,11 +53,10 @@ class _Host(Protocol):
     @property
     def masks(self) -> MatcherFactory: ...
 
-    def _smc_context(self, particles: int, cells: int) -> SmcContext: ...
+    def _stream_context(self, streams: int, cells: int) -> StreamContext: ...
 
     def _pace(self) -> None: ...
 
-PAD = 256  # each particle's KV stream holds the prompt and max_tokens, rounded up to this many cells
 
 
 def log_normalize(log_weights: np.ndarray) -> np.ndarray:
@@ -126,84 +123,6 @@ class _Particle:
         return not self.finished and self.error is None
 
 
-class SmcContext:
-    """A llama.cpp context with one KV stream per particle, and a batch to fill by hand (``_score`` does the same on
-    the default context)."""
-
-    def __init__(self, llama, particles: int, cells_per_particle: int, threads: int) -> None:  # llama: Llama
-        import llama_cpp
-        from llama_cpp import _internals
-
-        params = llama_cpp.llama_context_params()
-        ctypes.memmove(ctypes.byref(params), ctypes.byref(llama.context_params), ctypes.sizeof(params))
-        params.n_ctx = particles * cells_per_particle
-        params.n_seq_max = particles
-        params.kv_unified = False  # each stream attends over its own cells; logits equal a lone sequence's
-        params.n_threads = params.n_threads_batch = threads  # the model's count now (it may have changed since)
-        self.particles, self.cells = particles, cells_per_particle
-        self.context = _internals.LlamaContext(model=llama._model, params=params, verbose=False)
-        self.memory = llama_cpp.llama_get_memory(self.context.ctx)
-        self.n_batch = max(int(params.n_batch), particles)
-        self.batch = _internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
-        self._prompt: tuple[int, ...] = ()  # the last prompt: its KV state (sequence 0) and its last logits
-        self._state: ctypes.Array | None = None
-        self._row: np.ndarray | None = None
-
-    def fits(self, particles: int, cells: int) -> bool:
-        return self.particles == particles and self.cells >= cells
-
-    def decode(self, entries: list[tuple[int, int, int, bool]]) -> None:
-        """One llama.cpp batch of (token, position, sequence, wants logits) entries."""
-        raw = self.batch.batch
-        raw.n_tokens = len(entries)
-        for i, (token, pos, seq, logits) in enumerate(entries):
-            raw.token[i], raw.pos[i], raw.n_seq_id[i] = token, pos, 1
-            raw.seq_id[i][0] = seq
-            raw.logits[i] = logits
-        self.context.decode(self.batch)
-
-    def logits(self, i: int, n_vocab: int) -> np.ndarray:
-        """Row ``i`` of the last batch's outputs (-1: the last), a view valid until the next decode."""
-        import llama_cpp
-
-        return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.context.ctx, i), shape=(n_vocab,))
-
-    def start(self, prompt: list[int], n_vocab: int) -> np.ndarray:
-        """An empty context holding ``prompt`` in sequence 0; the logits after it (a copy).
-
-        The prompt's KV state is kept and restored when the next request has the same prompt (a request's n
-        samples, a feedback round's retries): restoring into a cleared context lays the cells out as decoding
-        would, with the same bytes, so every later logit is the same as after a fresh decode and the same request
-        gives the same output whatever ran before it. A prompt costs about 15 decoding steps of one particle."""
-        import llama_cpp
-
-        llama_cpp.llama_memory_clear(self.memory, True)
-        key = tuple(prompt)
-        if key == self._prompt and self._state is not None and self._row is not None:
-            if llama_cpp.llama_state_seq_set_data(self.context.ctx, self._state, len(self._state), 0):
-                return self._row
-            llama_cpp.llama_memory_clear(self.memory, True)
-        for start in range(0, len(prompt), self.n_batch):
-            chunk = prompt[start:start + self.n_batch]
-            self.decode([(token, start + i, 0, start + i == len(prompt) - 1) for i, token in enumerate(chunk)])
-        self._row = self.logits(-1, n_vocab).copy()
-        size = llama_cpp.llama_state_seq_get_size(self.context.ctx, 0)
-        state = (ctypes.c_uint8 * size)()
-        kept = llama_cpp.llama_state_seq_get_data(self.context.ctx, state, size, 0) == size
-        self._prompt, self._state = (key, state) if kept else ((), None)
-        return self._row
-
-    def copy_sequence(self, source: int, target: int) -> None:
-        import llama_cpp
-
-        llama_cpp.llama_memory_seq_rm(self.memory, target, -1, -1)
-        llama_cpp.llama_memory_seq_cp(self.memory, source, target, -1, -1)
-
-    def close(self) -> None:
-        self.batch.close()
-        self.context.close()
-
-
 def _logsumexp(values: np.ndarray) -> float:
     top = float(values.max())
     return top + math.log(float(np.exp(values - top).sum()))
@@ -221,7 +140,7 @@ def smc_sample(model: _Host, request: Request, prompt: list[int], steps: int, in
     rng = np.random.default_rng(None if seed is None else seed % 2**64)
     factory, llama = model.masks, model._llama
     vocab, n_vocab = llama._model.vocab, llama.n_vocab()
-    smc = model._smc_context(n, len(prompt) + steps + 1)
+    smc = model._stream_context(n, len(prompt) + steps + 1)
     stops = [s.encode("utf-8") for s in sampling.stop if s]
     words = factory.mask_buffer()[0]
     first = _Particle(factory.matcher(grammar),
@@ -321,7 +240,7 @@ def _advance(particle: _Particle, row: np.ndarray, factory, words: np.ndarray, t
             particle.finished = True
 
 
-def _decode_distinct(particles: list[_Particle], live: list[int], smc: SmcContext, offset: int) -> dict[int, int]:
+def _decode_distinct(particles: list[_Particle], live: list[int], smc: StreamContext, offset: int) -> dict[int, int]:
     """Decode each live particle's last token, once per distinct output: particles with the same tokens (copies
     of one parent after resampling that drew the same token, or several first draws of one token) have the same
     KV state and logits, so one of them is decoded and its sequence copied over the others'. On a CPU a batch
@@ -347,7 +266,7 @@ def _decode_distinct(particles: list[_Particle], live: list[int], smc: SmcContex
     return rows
 
 
-def _resample(particles: list[_Particle], live: list[int], smc: SmcContext, rng: np.random.Generator) -> None:
+def _resample(particles: list[_Particle], live: list[int], smc: StreamContext, rng: np.random.Generator) -> None:
     """Systematic resampling of the live particles when their ESS is below half their number; each then carries
     their mean weight (finished particles keep theirs: the population's total weight is unchanged)."""
     weights = np.array([particles[k].log_weight for k in live])
