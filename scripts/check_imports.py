@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "version", "paths", "registry", "files", "extras", "jsonl"),  # the floor
+    ("errors", "version", "paths", "registry", "files", "extras", "jsonl", "memory"),  # the floor
     ("text",),
     ("constraints", "verdicts", "schema", ""),  # "": corral/__init__.py, the face of the whole
     ("grammars",),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from corral.grammars import Grammar
 from corral.models import Completion, Request, Sampling, load_model
+from corral.models import _llamacpp as llamacpp_module
 from corral.models._llamacpp import MAX_STREAMS, _Reply
 from corral.models._llamacpp_streams import StreamContext, in_streams, one_stream, padded, shared_segments
 
@@ -124,8 +125,9 @@ def test_a_chain_whose_stream_was_taken_comes_back_to_its_parked_cells(model, mo
     assert [_seen(c) for [c] in continued] == [_seen(c) for [c] in model.complete(seconds)]
 
 
-def _reply(cells: int) -> _Reply:
-    return _Reply(Request.user("x"), [], prompt=cells - 1, steps=0, chain=None, mask=None, guard=None, stops=[])
+def _reply(cells: int, grammar: Grammar | None = None) -> _Reply:
+    return _Reply(Request.user("x", grammar=grammar), [], prompt=cells - 1, steps=0, chain=None, mask=None,
+                  guard=None, stops=[])
 
 
 @pytest.mark.parametrize("cells", [[300] * 20, [100, 3000, 100, 100, 2000, 2000, 100], [5000, 10], [1] * 3])
@@ -136,6 +138,21 @@ def test_batches_share_the_contexts_cells_in_order(model, cells):
     for group in groups:
         assert 1 <= len(group) <= MAX_STREAMS
         assert len(group) == 1 or len(group) * padded(max(r.cells for r in group)) <= model.n_ctx
+
+
+def test_batches_hold_few_large_grammars_at_once(model, monkeypatch):
+    big = [Grammar.regex(f"{word}+ and ({word}|[0-9])*") for word in ("alpha", "bravo", "charlie", "delta")]
+    monkeypatch.setattr(llamacpp_module, "GRAMMAR_CHARS", 2 * max(len(g.source) for g in big) + 1)
+    small = Grammar.regex("[a-z]")
+    replies = [_reply(10, big[0]), _reply(10, big[0]), _reply(10, small), _reply(10, big[1]), _reply(10, big[2]),
+               _reply(10, big[3]), _reply(10)]
+    groups = list(model._groups(replies))
+    assert [r for g in groups for r in g] == replies
+    for group in groups:
+        distinct = {r.request.grammar.hash: len(r.request.grammar.source) for r in group if r.request.grammar}
+        assert len(group) == 1 or sum(distinct.values()) <= llamacpp_module.GRAMMAR_CHARS
+    # one grammar twice counts once, a small one fits beside two large ones, a third large one starts a batch
+    assert [len(group) for group in groups] == [4, 3]
 
 
 def test_shared_segments_counts_whole_segments_of_the_chat_before_its_last():

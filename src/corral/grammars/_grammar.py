@@ -91,6 +91,12 @@ class MatcherCache:
                     self._prototypes.popitem(last=False)
         return proto.deep_copy()
 
+    def drop(self, grammar: Grammar) -> None:
+        """Let go of ``grammar``'s prototype (its lexer cache can be 100 MB), when no caller will copy it soon."""
+        with self._lock:
+            for key in [key for key in self._prototypes if key[0] == grammar.hash]:
+                del self._prototypes[key]
+
 
 @dataclass(frozen=True)
 class Grammar:

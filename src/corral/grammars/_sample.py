@@ -56,6 +56,12 @@ def byte_matcher(grammar: Grammar):  # -> llguidance.LLMatcher
     return _MATCHERS.copy(grammar, _compile_bytes)
 
 
+def release(grammar: Grammar) -> None:
+    """Drop ``grammar``'s byte-level prototype: a compiled constraint's checks are done, and what decodes it next
+    is a model's matcher, not this one (a sent04 grammar with three words kept about 100 MB here)."""
+    _MATCHERS.drop(grammar)
+
+
 def engine_check(grammar: Grammar) -> str | None:
     """The engine's complaint about ``grammar`` (e.g. lexer fuel exhausted on a hard intersection), if any."""
     try:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from corral.decoding import MatcherFactory, RepeatGuard, SequenceMask
+from corral.memory import return_freed_memory
 from corral.registry import backends
 
 from ._bundled import resolve_gguf
@@ -36,6 +37,10 @@ MAX_STREAMS = 8
 writes (87 tokens/s alone, 139 with 4 streams, 160 with 8, 165 with 16)."""
 
 
+GRAMMAR_CHARS = 600_000
+"""The most grammar text one batch decodes under at once: each grammar's llguidance lexer keeps a state cache that
+grows with the grammar and the text decoded (a COLLIE sent04 grammar of 275,000 characters holds about 100 MB by
+its end), so a batch of the largest grammars would multiply the run's peak memory."""
 PARKED_BYTES = 256 * 2**20
 """The most memory parked streams' cells may take (SmolLM2: 23 kB a token, about 11,000 tokens of chats)."""
 
@@ -70,7 +75,10 @@ class LlamaCppModel:
         # generation and SMC decode in a context of several KV streams (``_llamacpp_streams``), made on first use and
         # made again larger when a batch needs it; the Llama's own context only scores
         self._streams: StreamContext | None = None
-        self._parked: list[tuple[list[Segment], bytes]] = []  # a replaced context's streams, to restore
+        # streams' cells parked when their context was replaced or their stream taken, with the call that parked
+        # them, to restore where a chat continues them
+        self._parked: list[tuple[int, list[Segment], bytes]] = []
+        self._calls = 0
         self._chat_template = _chat_template(self._llama, self.path)
 
     @property
@@ -80,14 +88,17 @@ class LlamaCppModel:
             from llguidance.llamacpp import lltokenizer_from_vocab
 
             vocab = self._llama._model.vocab
-            # one chain at a time (the runner's batch size here is 1): two grammars' prototypes are enough
-            self._factory = MatcherFactory(lltokenizer_from_vocab(vocab), self._llama.n_vocab(), kept=2)
+            # a batch's replies copy their grammar's prototype when they start, and a chain's next round comes after
+            # the other chains' (the runner's batch is 8): a prototype kept longer than its copies holds its lexer's
+            # cache for nothing, so only the last one is kept (the samples of one request share it)
+            self._factory = MatcherFactory(lltokenizer_from_vocab(vocab), self._llama.n_vocab(), kept=1)
         return self._factory
 
     def complete(self, requests: Sequence[Request]) -> list[list[Completion]]:
         """Every sample of every request; those decoded alike (not SMC) are decoded together, several at a time."""
         import llama_cpp
 
+        self._calls += 1
         started: list[list[_Reply | Completion]] = []
         try:
             for request in requests:
@@ -101,6 +112,9 @@ class LlamaCppModel:
                     if isinstance(reply, _Reply) and reply.chain is not None:
                         llama_cpp.llama_sampler_free(reply.chain)
                         reply.chain = None
+            # a chain's next round is in the next call: cells parked before this one are not coming back
+            self._parked = [entry for entry in self._parked if entry[0] >= self._calls]
+            return_freed_memory()
         return [[reply.completion(self) if isinstance(reply, _Reply) else reply for reply in samples]
                 for samples in started]
 
@@ -159,15 +173,20 @@ class LlamaCppModel:
                       _sampler_chain(sampling, sampling.seed_for(index)),
                       SequenceMask(self.masks, request.grammar) if request.grammar is not None else None,
                       RepeatGuard(sampling.repeat_limit, self.masks.token_table) if sampling.repeat_limit else None,
-                      [s.encode("utf-8") for s in sampling.stop if s], seconds=time.perf_counter() - started)
+                      [s.encode("utf-8") for s in sampling.stop if s], seconds=time.perf_counter() - started,
+                      constrained=request.grammar is not None)
 
     def _groups(self, replies: Sequence[_Reply]) -> Iterator[list[_Reply]]:
-        """The replies in batches, in order, each as many as share the context's cells (n_ctx of them: the KV
-        memory of one full-length chat) and at most ``MAX_STREAMS``; a reply that needs more gets a batch alone."""
+        """The replies in batches, in order: each as many as share the context's cells (n_ctx of them: the KV
+        memory of one full-length chat), at most ``MAX_STREAMS``, and whose distinct grammars have at most
+        ``GRAMMAR_CHARS`` characters; a reply that needs more gets a batch alone."""
         group: list[_Reply] = []
         for reply in replies:
             widest = padded(max(r.cells for r in [*group, reply]))
-            if group and (len(group) == MAX_STREAMS or (len(group) + 1) * widest > self.n_ctx):
+            grammars = {r.request.grammar.hash: len(r.request.grammar.source)
+                        for r in [*group, reply] if r.request.grammar is not None}
+            if group and (len(group) == MAX_STREAMS or (len(group) + 1) * widest > self.n_ctx
+                          or sum(grammars.values()) > GRAMMAR_CHARS):
                 yield group
                 group = []
             group.append(reply)
@@ -208,6 +227,8 @@ class LlamaCppModel:
                 share = (time.perf_counter() - started) / len(live)
                 for reply in live:
                     reply.seconds += share
+                    if reply.feed is None:  # done: its matcher (a grammar's lexer, up to ~100 MB) goes now
+                        reply.mask = reply.guard = None
                 live = [r for r in live if r.feed is not None]
         except BaseException:
             context.forget()
@@ -233,17 +254,17 @@ class LlamaCppModel:
             free.discard(stream)
             self._park(context.park(stream))
             kept, best = max(((shared_segments(segments, reply.segments), i)
-                              for i, (segments, _) in enumerate(self._parked)), default=(0, -1))
+                              for i, (_, segments, _) in enumerate(self._parked)), default=(0, -1))
             if kept:
-                segments, state = self._parked.pop(best)
+                _, segments, state = self._parked.pop(best)
                 context.restore(stream, segments, state)
 
     def _park(self, parked: list[tuple[list[Segment], bytes]]) -> None:
         """Keep streams' cells for a chat that may come back, the oldest dropped past ``PARKED_BYTES``."""
-        self._parked.extend(parked)
-        total = sum(len(state) for _, state in self._parked)
+        self._parked.extend((self._calls, segments, state) for segments, state in parked)
+        total = sum(len(state) for _, _, state in self._parked)
         while self._parked and total > PARKED_BYTES:
-            total -= len(self._parked.pop(0)[1])
+            total -= len(self._parked.pop(0)[2])
 
     def _stream_context(self, streams: int, cells: int) -> StreamContext:
         """A context of at least ``streams`` streams of ``cells`` cells: the last one when it is large enough
@@ -362,6 +383,7 @@ class _Reply:
     pieces: bytearray = field(default_factory=bytearray)  # the output's bytes, kept only when stop strings are watched
     logprob: float = 0.0  # of the written tokens under the raw logits (no grammar, no temperature): see Completion
     feed: int | None = None  # the token to evaluate next; None once it has finished
+    constrained: bool = False
     finish: str = "length"
     error: str | None = None
 
@@ -413,7 +435,7 @@ class _Reply:
             prompt_tokens=self.prompt,
             completion_tokens=len(self.tokens),
             seconds=self.seconds,
-            constrained=self.mask is not None,
+            constrained=self.constrained,
             error=self.error,
             likelihood=None if self.error else model._as_scored(text, self.tokens, self.logprob),
         )

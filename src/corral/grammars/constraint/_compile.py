@@ -389,6 +389,20 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
         if "too big" not in str(exc):
             raise
         raise NotExpressible([(str(constraint.body), f"too complex for the grammar engine ({exc})")]) from None
+    from corral.memory import return_freed_memory
+
+    from .._sample import release
+
+    try:
+        _verify(constraint, grammar, verify)
+    finally:
+        release(grammar)
+        return_freed_memory()
+    return grammar
+
+
+def _verify(constraint: Constraint, grammar: Grammar, verify: bool) -> None:
+    """Raise ``NotExpressible`` when the engine refuses ``grammar`` or (``verify``) no witness of it passes."""
     from .._sample import engine_check, witness
 
     problem = engine_check(grammar)
@@ -404,4 +418,3 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
         if not verdict.passed:
             raise NotExpressible([(str(constraint.body), f"internal: the grammar's text {text!r:.80} fails the "
                                                          f"checker ({verdict.feedback})")])
-    return grammar
