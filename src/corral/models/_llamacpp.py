@@ -9,7 +9,8 @@ and only otherwise is the llguidance mask written into llama.cpp's logits and th
 ``Sampling.particles`` >= 2 a constrained request is decoded by sequential Monte Carlo instead
 (``_llamacpp_smc``: a draw from the model's own distribution given the grammar, one stream per particle). The
 Python logits-processor path costs a numpy record array over 49k entries per token, and llama.cpp's own grammar
-sampler walks the grammar for every candidate; see docs/performance.md. The Llama's own context only scores.
+sampler walks the grammar for every candidate; see docs/performance.md. The Llama object itself only tokenises
+and renders chats: its own context is never decoded in.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ class LlamaCppModel:
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"could not load {self.path}: {exc}") from None
         self._factory: MatcherFactory | None = None
-        # generation and SMC decode in a context of several KV streams (``_llamacpp_streams``), made on first use and
-        # made again larger when a batch needs it; the Llama's own context only scores
+        # generation, SMC and scoring decode in a context of several KV streams (``_llamacpp_streams``), made on
+        # first use and made again larger when a batch needs it
         self._streams: StreamContext | None = None
         # streams' cells parked when their context was replaced or their stream taken, with the call that parked
         # them, to restore where a chat continues them
@@ -88,8 +89,8 @@ class LlamaCppModel:
             from llguidance.llamacpp import lltokenizer_from_vocab
 
             vocab = self._llama._model.vocab
-            # a batch's replies copy their grammar's prototype when they start, and a chain's next round comes after
-            # the other chains' (the runner's batch is 8): a prototype kept longer than its copies holds its lexer's
+            # a batch's replies copy their grammar's prototype when they start, and with several chains a batch, a
+            # chain's next round comes after the others': a prototype kept longer than its copies holds its lexer's
             # cache for nothing, so only the last one is kept (the samples of one request share it)
             self._factory = MatcherFactory(lltokenizer_from_vocab(vocab), self._llama.n_vocab(), kept=1)
         return self._factory
