@@ -34,8 +34,8 @@ from ._protocol import Completion, Likelihood, Message, ModelError, Request, Sam
 from ._threads import PACE_TOKENS, ThreadGovernor
 
 MAX_STREAMS = 8
-"""The most replies decoded together: past 8 a step of the bundled model on 2 cores costs as much more as it
-writes (87 tokens/s alone, 139 with 4 streams, 160 with 8, 165 with 16)."""
+"""The most replies decoded together: past 8 the gain flattens (the bundled model on 2 cores,
+``benchmarks/batched_decoding.py``: 83 tokens/s alone, 148 with 4 streams, 164 with 8, 181 with 16)."""
 
 
 GRAMMAR_CHARS = 600_000

@@ -1,9 +1,9 @@
 """A llama.cpp context of several KV streams: the llamacpp backend decodes a batch of replies, or SMC's particles,
 one token per stream per llama.cpp call.
 
-Why one call for several sequences: on a CPU a step of the bundled 135M model costs about as much for one sequence
-as for four (the weights are read once per call), so a batch of replies decoded together writes 1.6x (4 streams)
-to 1.8x (8) the tokens per second of one at a time (2-core Xeon, ``benchmarks/batched_decoding.py``).
+Why one call for several sequences: on a CPU a step of the bundled 135M model for four sequences costs about 2.2
+times a step for one (the weights are read once per call), so a batch of replies decoded together writes 1.8x (4
+streams) to 2.0x (8) the tokens per second of one at a time (2-core Xeon, ``benchmarks/batched_decoding.py``).
 
 Why it changes no output: the KV cache is not unified (``kv_unified = False``): each stream attends over its own
 cells only, laid out as a lone sequence's would be, and llama.cpp computes each token's row of every matrix
