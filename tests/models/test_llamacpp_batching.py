@@ -62,6 +62,14 @@ def test_the_order_of_a_batch_does_not_change_a_reply(model):
     assert [[_seen(c) for c in s] for s in forward] == [[_seen(c) for c in s] for s in backward]
 
 
+def _no_streams(model) -> None:
+    """The model as loaded: no stream context yet (whatever tests ran before on this worker)."""
+    if model._streams is not None:
+        model._streams.close()
+        model._streams = None
+    model._parked.clear()
+
+
 def _counting(monkeypatch) -> list[int]:
     evaluated: list[int] = []
     inner = StreamContext.decode
@@ -92,8 +100,7 @@ def test_feedback_rounds_come_back_to_the_streams_that_hold_their_chats(model, m
 
 
 def test_a_larger_context_keeps_what_the_streams_held(model, monkeypatch):
-    model._streams.close()
-    model._streams = None
+    _no_streams(model)
     seconds = _second_rounds(model, FIRSTS, 24)
     small = model._streams
     wide = [Request(r.messages, Sampling(max_tokens=small.cells * 3)) for r in seconds]  # no longer fits
@@ -110,8 +117,7 @@ def test_a_larger_context_keeps_what_the_streams_held(model, monkeypatch):
 def test_a_chain_whose_stream_was_taken_comes_back_to_its_parked_cells(model, monkeypatch):
     """Three chains and room for two streams: the third chain's first round takes the first chain's stream,
     whose cells are parked, and the first chain's next round is restored from them, not evaluated again."""
-    model._streams.close()
-    model._streams = None
+    _no_streams(model)
     wide = Sampling(max_tokens=1400)  # 1,536 cells a stream: two fit n_ctx 4,096
     firsts = model.complete([Request(tuple(chat), wide) for chat in FIRSTS])
     assert model._streams.streams == 2
