@@ -103,11 +103,12 @@ def test_a_larger_context_keeps_what_the_streams_held(model, monkeypatch):
     _no_streams(model)
     seconds = _second_rounds(model, FIRSTS, 24)
     small = model._streams
-    wide = [Request(r.messages, Sampling(max_tokens=small.cells * 3)) for r in seconds]  # no longer fits
+    # the last two chains' next rounds no longer fit: a context of two streams, restored from one of three
+    wide = [Request(r.messages, Sampling(max_tokens=small.cells * 3)) for r in seconds[1:]]
     evaluated = _counting(monkeypatch)
     continued = model.complete(wide)
     assert model._streams is not small and model._streams.cells > small.cells
-    assert model._streams.streams < small.streams  # a state moved between stream counts
+    assert small.streams == 3 and model._streams.streams == 2  # states moved between stream counts
     new_turns = sum(len(model.prompt_segments(r.messages)[-1][1]) for r in wide)
     assert sum(evaluated) == new_turns + sum(c.completion_tokens for [c] in continued)  # parked, then restored
     model._streams.forget()

@@ -270,14 +270,13 @@ class LlamaCppModel:
     def _stream_context(self, streams: int, cells: int) -> StreamContext:
         """A context of at least ``streams`` streams of ``cells`` cells: the last one when it is large enough
         (the KV cells in use, not the capacity, shape llama.cpp's attention, so reuse keeps outputs the same); else
-        a new one of as many streams as n_ctx cells hold (up to ``MAX_STREAMS``, so that the next batches fit
-        too). llama.cpp restores a stream's cells only into a context of as many streams, so the old streams are
-        parked for the new one only then; otherwise a chat they held is evaluated again."""
+        a new one of just that size (llama.cpp clears, and so makes resident, every cell it is given). The old
+        context's streams are parked, to be restored where a chat continues them (``one_stream`` moves a state
+        between stream counts)."""
         cells = padded(cells)
         old = self._streams
         if old is not None and old.fits(streams, cells):
             return old
-        streams = max(streams, min(MAX_STREAMS, self.n_ctx // cells))
         if old is not None:
             self._park(old.park())
             old.close()
