@@ -15,7 +15,8 @@ in its own process (a process can hold one llama.cpp), interleaved over ``--repe
 Decode is measured as llama.cpp's single-token evaluations after a fixed prompt (greedy token fed back), prompt
 processing separately, on the bundled SmolLM2-135M-Instruct (Q4_1).
 
-Usage: python benchmarks/llama_portable.py [--build-native] [--peer NAME=DIR] [--tokens 128] [--repeat 5]
+Usage: python benchmarks/llama_portable.py [--build-native] [--peer NAME=DIR] [--variant NAME] [--tokens 128]
+       [--repeat 5]
 """
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ def main() -> None:
                         help="build the native peers into --cache (about 5 min each): native, and native-no-amx "
                              "where the CPU reports AMX")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME",
+                        help="also time this CPU variant forced (CORRAL_LLAMA_CPU=NAME; repeatable), e.g. to see "
+                             "what a CPU whose own variant is left out of the build gets from the next one down")
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", type=Path, help="write the results as JSON")
@@ -98,6 +102,7 @@ def main() -> None:
 
     configs: dict[str, dict[str, str]] = {"portable": {}, "portable-haswell": {"CORRAL_LLAMA_CPU": "haswell"},
                                           "portable-x64": {"CORRAL_LLAMA_CPU": "x64"}}
+    configs.update({f"portable-{name}": {"CORRAL_LLAMA_CPU": name} for name in args.variant})
     peers = dict(item.split("=", 1) for item in args.peer)
     if args.build_native:
         peers["native"] = str(build_peer(args.cache, "native", "-DGGML_NATIVE=ON", {}))

@@ -6,12 +6,14 @@
 # package forces on and never loads. On 2 cores they are most of the install. This file keeps every x86-64 CPU
 # supported and drops:
 #   - llama.cpp's common library (LLAMA_BUILD_COMMON), unless LLAVA_BUILD is on (the multimodal library needs it);
-#   - six CPU variants whose CPUs a kept variant serves: sandybridge, ivybridge, piledriver (AVX without AVX2, CPUs
-#     of 2011-2013: they get sse42), cannonlake (one laptop line: skylakex), cooperlake (one server line:
-#     cascadelake) and sapphirerapids (its AMX kernels die in the VMs such CPUs mostly run in, where Corral skips
-#     them anyway; every other instruction it uses is in zen4, which those CPUs then get).
-# Kept: x64 (any x86-64 CPU), sse42, haswell (AVX2), skylakex, cascadelake, icelake, zen4 (AVX-512 levels) and
-# alderlake (AVX-VNNI). To build another set, also pass -DCORRAL_CPU_VARIANTS="x64;sse42;haswell;..." (names as in
+#   - seven CPU variants whose CPUs a kept variant serves: sandybridge, ivybridge, piledriver (AVX without AVX2,
+#     CPUs of 2011-2013: they get sse42), cannonlake (one laptop line: skylakex), cooperlake (one server line:
+#     cascadelake), icelake (cascadelake's instructions plus AVX512-VBMI, which ggml's kernels for Corral's models
+#     barely use: the two decode at the same rate, docs/install.md; Ice Lake and Tiger Lake CPUs get cascadelake) and
+#     sapphirerapids (its AMX kernels die in the VMs such CPUs mostly run in, where Corral skips them anyway; every
+#     other instruction it uses is in zen4, which those CPUs then get).
+# Kept: x64 (any x86-64 CPU), sse42, haswell (AVX2), skylakex, cascadelake, zen4 (AVX-512 levels) and alderlake
+# (AVX-VNNI). To build another set, also pass -DCORRAL_CPU_VARIANTS="x64;sse42;haswell;..." (names as in
 # ggml/src/CMakeLists.txt); to build everything, leave this file out of CMAKE_ARGS.
 #
 # How: CMake includes this file at every project() call. At llama.cpp's it turns the common library off again (the
@@ -32,7 +34,7 @@ endif()
 set_property(GLOBAL PROPERTY CORRAL_CPU_WATCH TRUE)
 
 if (NOT DEFINED CORRAL_CPU_VARIANTS)
-    set(CORRAL_CPU_VARIANTS x64 sse42 haswell skylakex cascadelake icelake zen4 alderlake)
+    set(CORRAL_CPU_VARIANTS x64 sse42 haswell skylakex cascadelake zen4 alderlake)
 endif()
 set_property(GLOBAL PROPERTY CORRAL_CPU_VARIANTS "${CORRAL_CPU_VARIANTS}")
 
