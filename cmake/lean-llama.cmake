@@ -8,8 +8,8 @@
 #   - llama.cpp's common library (LLAMA_BUILD_COMMON), unless LLAVA_BUILD is on (the multimodal library needs it);
 #   - seven CPU variants whose CPUs a kept variant serves: sandybridge, ivybridge, piledriver (AVX without AVX2,
 #     CPUs of 2011-2013: they get sse42), cannonlake (one laptop line: skylakex), cooperlake (one server line:
-#     cascadelake), icelake (cascadelake's instructions plus AVX512-VBMI, which ggml's kernels for Corral's models
-#     barely use: the two decode at the same rate, docs/install.md; Ice Lake and Tiger Lake CPUs get cascadelake) and
+#     cascadelake), icelake (cascadelake's instructions plus AVX512-VBMI: the two decode the bundled model at the
+#     same rate, docs/install.md; Ice Lake and Tiger Lake CPUs get cascadelake) and
 #     sapphirerapids (its AMX kernels die in the VMs such CPUs mostly run in, where Corral skips them anyway; every
 #     other instruction it uses is in zen4, which those CPUs then get).
 # Kept: x64 (any x86-64 CPU), sse42, haswell (AVX2), skylakex, cascadelake, zen4 (AVX-512 levels) and alderlake
