@@ -350,9 +350,8 @@ class LlamaCppModel:
         import llama_cpp
 
         threads = self._governor.threads()
-        if threads != self.threads:
+        if threads != self.threads:  # the Llama's own context only tokenises and renders chats: it never decodes
             self.threads = threads
-            llama_cpp.llama_set_n_threads(self._llama._ctx.ctx, threads, threads)
             if self._streams is not None:
                 llama_cpp.llama_set_n_threads(self._streams.context.ctx, threads, threads)
 
