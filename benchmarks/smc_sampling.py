@@ -3,7 +3,7 @@ the grammar (``Sampling.particles``) on COLLIE-v1 prompts, with free decoding fo
 SmolLM2-135M-Instruct (llamacpp), measured in one run.
 
     python benchmarks/smc_sampling.py [--per-structure 3] [--structures c01,c07] [--particles 4 8]
-                                      [--methods free,greedy,smc,plain,free-t1]
+                                      [--temperatures 1 0.5] [--methods free,greedy,smc,plain,free-t1]
 
 The instances are those ``corral eval collie --limit structure=N`` runs (``corral.tasks.select`` with
 ``per_group=("structure", N)``); each is decoded from the task's own chat (``task.template.messages``) with its
@@ -11,8 +11,8 @@ grammar (``task.grammar``), its ``max_tokens`` and the runner's repeat limit for
 
 - free: greedy, no grammar (the reference for NLL/token);
 - greedy masked: temperature 0 under the grammar (today's constrained decoding);
-- SMC K: K particles at temperature 1 (seed 0);
-- plain masked T 1 (``plain``): temperature-1 sampling under the mask, the proposal SMC corrects;
+- SMC K: K particles at each of ``--temperatures`` (seed 0), a draw from the model tempered at T given the grammar;
+- plain masked T (``plain``): sampling at T under the mask, the proposal SMC corrects;
 - free T 1 (``free-t1``): temperature-1 sampling with no grammar (seed 0), the reference for a sampler: a draw
   from the model's own distribution has an NLL/token near the model's entropy, well above greedy decoding's.
 
@@ -43,6 +43,9 @@ def main() -> None:
     parser.add_argument("--per-structure", type=int, default=3)
     parser.add_argument("--structures", default="", help="COLLIE codes to keep (c01,c07,...); default all")
     parser.add_argument("--particles", type=int, nargs="+", default=[4, 8])
+    parser.add_argument("--temperatures", type=float, nargs="+", default=[1.0],
+                        help="SMC's and plain masked sampling's temperatures: SMC targets the model tempered token by "
+                             "token at T given the grammar (1: the model's own distribution)")
     parser.add_argument("--methods", default="free,greedy,smc",
                         help="which of free, greedy, smc, plain, free-t1 to run (free is the NLL reference)")
     parser.add_argument("--repeat-limit", type=int, default=CONSTRAINED_REPEAT_LIMIT)
@@ -80,12 +83,13 @@ def main() -> None:
     if "greedy" in wanted:
         methods.append(("greedy masked", lambda i: request(i, sampling(i, repeat_limit=args.repeat_limit))))
     if "smc" in wanted:
-        methods += [(f"SMC K={k} (T 1)", lambda i, k=k: request(i, sampling(i, temperature=1.0, particles=k,
-                                                                              repeat_limit=args.repeat_limit)))
-                    for k in args.particles]
+        methods += [(f"SMC K={k} (T {t:g})", lambda i, k=k, t=t: request(i, sampling(
+                        i, temperature=t, particles=k, repeat_limit=args.repeat_limit)))
+                    for t in args.temperatures for k in args.particles]
     if "plain" in wanted:
-        methods.append(("plain masked (T 1)", lambda i: request(i, sampling(i, temperature=1.0,
-                                                                            repeat_limit=args.repeat_limit))))
+        methods += [(f"plain masked (T {t:g})", lambda i, t=t: request(i, sampling(
+                        i, temperature=t, repeat_limit=args.repeat_limit)))
+                    for t in args.temperatures]
 
     model = load_model("smollm2")
     stats = model.masks.stats

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("trl")
-
-from trl.trainer.utils import get_callable_name
-
 from corral.tasks import get_task, select
 from corral.training import CheckerReward, TaskPart, TaskSpec
 
 
 def test_checker_reward_takes_trls_call() -> None:
+    # trl (and with it transformers and torch) imported here, not at collection: every xdist worker collects every
+    # module, and only the one that runs this test needs it (3.5 s)
+    get_callable_name = pytest.importorskip("trl.trainer.utils").get_callable_name
     spec = TaskSpec(task="collie", where={"structure": ["sent01"]}, limit=2, reward="binary")
     task = get_task("collie")
     chosen = tuple(select(task, spec.where, limit=spec.limit))

@@ -28,11 +28,29 @@ from corral.models import (
     load_model,
     log_normalize,
     parents_from_counts,
+    step_weight,
     systematic_counts,
 )
 from corral.suites.collie import constraint_for, instances
 
 weights = st.lists(st.floats(min_value=-50, max_value=50), min_size=1, max_size=64)
+
+
+@given(st.lists(st.floats(min_value=-30, max_value=30), min_size=2, max_size=40), st.data(),
+       st.floats(min_value=0.05, max_value=2.0))
+def test_a_steps_weight_is_the_tempered_mass_the_grammar_kept(logits, data, temperature):
+    """Proposal times weight is the tempered model's probability of every allowed token: q(x) e^w = p_T(x), whichever
+    x is drawn (so the weighted draws target p_T restricted to the grammar), and w <= 0, 0 when nothing is refused."""
+    row = np.array(logits, dtype=np.float32)
+    allowed = np.array(sorted(data.draw(st.sets(st.integers(0, len(logits) - 1), min_size=1))))
+    log_q, increment = step_weight(row, allowed, temperature)
+    scaled = row.astype(np.float64) / temperature
+    log_p = scaled - np.logaddexp.reduce(scaled)
+    assert np.allclose(log_q + increment, log_p[allowed], atol=1e-9)
+    assert math.isclose(np.logaddexp.reduce(log_q), 0.0, abs_tol=1e-9)
+    assert increment <= 1e-12
+    full = step_weight(row, np.arange(len(logits)), temperature)[1]
+    assert abs(full) < 1e-9
 
 
 @given(weights, st.floats(min_value=0, max_value=1, exclude_max=True))

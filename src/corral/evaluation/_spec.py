@@ -94,8 +94,9 @@ class RerankStrategy(_Value):
 
 
 class SmcStrategy(_Value):
-    """Sequential Monte Carlo with ``particles`` constrained sequences: a draw from the model's own distribution
-    given the grammar (``corral.models.Sampling.particles``; a local llama.cpp model)."""
+    """Sequential Monte Carlo with ``particles`` constrained sequences: a draw from the model's distribution given
+    the grammar, tempered at the run's temperature (1 when the run is greedy: the model's own;
+    ``corral.models.Sampling.particles``; a local llama.cpp model)."""
 
     kind: Literal["smc"] = "smc"
     particles: int = Field(8, ge=2, le=MAX_PARTICLES)

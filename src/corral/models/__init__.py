@@ -19,7 +19,7 @@ from ._llamacpp_cpu import (
     load_backends,
     variant_files,
 )
-from ._llamacpp_smc import effective_sample_size, log_normalize, parents_from_counts, systematic_counts
+from ._llamacpp_smc import effective_sample_size, log_normalize, parents_from_counts, step_weight, systematic_counts
 from ._load import load_model, parse_spec
 from ._openai import GRAMMAR_MODES, OpenAIModel, grammar_fields, parse_retry_after
 from ._protocol import (
@@ -130,6 +130,7 @@ __all__ = [
     "route_grammar",
     "score_texts",
     "scripted_tokens",
+    "step_weight",
     "systematic_counts",
     "thread_policy",
     "usable_cpus",

@@ -5,13 +5,16 @@ from a distorted distribution. Where the grammar refuses what the model wants, t
 whatever stays open, and each forced token is a commitment the model never made: outputs walk into low-probability
 dead ends (on COLLIE-v1 the NLL/token of masked outputs is several times that of free decoding). The target here is
 the model's own distribution over complete replies given that the reply is in the grammar, p(x | x in G), with
-replies longer than ``max_tokens`` left out (and, when a repeat limit is set, replies it refuses).
+replies longer than ``max_tokens`` left out (and, when a repeat limit is set, replies it refuses). At a temperature
+T other than 1 the model is tempered token by token, as free sampling at T tempers it: the target is then
+p_T(x | x in G) with p_T(x) = prod_t softmax(logits_t / T)[x_t], so T < 1 asks for the likelier replies the
+grammar holds (towards the most likely one as T -> 0) rather than a draw at the model's own entropy.
 
 How (Lew et al. 2023, "SMC steering"; Loula et al. 2025): K particles, each a partial output with its own
 llguidance matcher (and repeat guard), advance one token per step. Particle k draws x_t from the proposal
 q_t = softmax(logits / T) restricted to the tokens the grammar allows, and its log weight grows by
-log p_t(x_t) - log q_t(x_t), where p_t is the model's untempered next-token distribution (at T = 1 this is the log
-of the probability mass the grammar kept, whatever token was drawn). A particle whose prefix the model finds
+log p_T,t(x_t) - log q_t(x_t) = log of the tempered probability mass the grammar kept, whatever token was drawn
+(``step_weight``). A particle whose prefix the model finds
 unlikely under the grammar thus loses weight, and when the effective sample size of the live particles falls
 below half their number they are resampled (systematic resampling): heavy particles are copied over light ones,
 each keeping the live particles' mean weight, so the population's total weight, and the estimate it gives, is
@@ -192,6 +195,17 @@ def smc_sample(model: _Host, request: Request, prompt: list[int], steps: int, in
     )
 
 
+def step_weight(row: np.ndarray, allowed: np.ndarray, temperature: float) -> tuple[np.ndarray, float]:
+    """One step of SMC: the proposal's log probabilities over the ``allowed`` token ids (the tempered model
+    restricted to them, renormalised) and the log weight increment, log p_T(x) - log q(x) for whichever allowed x is
+    drawn: the log of the tempered model's mass on the allowed tokens, log Z_T(allowed) - log Z_T(all). Proposal
+    and target are tempered alike, so the increment does not depend on the token."""
+    scaled = row.astype(np.float64) / temperature
+    kept = scaled[allowed]
+    log_kept = _logsumexp(kept)
+    return kept - log_kept, log_kept - _logsumexp(scaled)
+
+
 def _advance(particle: _Particle, row: np.ndarray, factory, words: np.ndarray, temperature: float,
              rng: np.random.Generator, vocab, stops: list[bytes], llama_cpp) -> None:
     """Draw the particle's next token from the proposal, add the incremental log weight, and consume it."""
@@ -211,14 +225,11 @@ def _advance(particle: _Particle, row: np.ndarray, factory, words: np.ndarray, t
         particle.error = f"the grammar allows no next token: {particle.matcher.get_error() or 'nothing allowed'}"
         particle.log_weight = -math.inf
         return
-    values = row[ids].astype(np.float64)
-    log_p = values - _logsumexp(row.astype(np.float64))  # the model's own, untempered, over the whole vocabulary
-    scaled = values / temperature
-    log_q = scaled - _logsumexp(scaled)
+    log_q, increment = step_weight(row, ids, temperature)
     cumulative = np.cumsum(np.exp(log_q))
     j = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), len(ids) - 1)
     token = int(ids[j])
-    particle.log_weight += float(log_p[j] - log_q[j])
+    particle.log_weight += increment
     if llama_cpp.llama_vocab_is_eog(vocab, token):
         particle.finished = True
         return

@@ -46,8 +46,9 @@ class Sampling:
     grammar allows, weighted by how much of the model's probability the grammar kept, resampled when the weights
     degenerate, and one finished output drawn by weight: a sample of the model's own distribution given that the
     reply is in the grammar, where masking walks greedily into whatever the mask leaves open. The temperature
-    shapes only the proposal (the weights correct it to the model's distribution), so it must be > 0, and top-p
-    would truncate the proposal below the target's support, so it must be 1. 0 or 1 is ordinary decoding; a
+    tempers that distribution token by token, as free sampling at the same temperature tempers the model (1: the
+    model's own; below 1: the likelier replies the grammar holds), so it must be > 0; top-p would truncate the
+    proposal below the target's support, so it must be 1. 0 or 1 is ordinary decoding; a
     request with no grammar ignores it.
     """
 
