@@ -102,6 +102,9 @@ def test_particles_are_validated_and_keyed_only_when_used():
     with pytest.raises(ValueError, match="temperature"):
         Sampling(particles=4)
     base = Request.user("Hi.", Sampling(temperature=1.0))
+    # SMC at T != 1 targets the tempered model (once the untempered one): its responses are keyed apart
+    tempered = Request.user("Hi.", Sampling(temperature=0.5, particles=4))
+    assert tempered.key("llamacpp", "m") != Request.user("Hi.", Sampling(temperature=0.5)).key("llamacpp", "m")
     assert base.key("llamacpp", "m") == Request.user("Hi.", Sampling(temperature=1.0, particles=1)).key("llamacpp", "m")
     assert base.key("llamacpp", "m") != Request.user("Hi.", Sampling(temperature=1.0, particles=4)).key("llamacpp",
                                                                                                            "m")

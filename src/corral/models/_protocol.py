@@ -127,6 +127,9 @@ class Request:
         }
         if self.sampling.repeat_limit:  # the rule's revision: a changed rule gives other outputs
             data["repeat_rule"] = REPEAT_RULE
+        if self.sampling.particles >= 2 and self.sampling.temperature != 1:
+            # SMC below or above T 1 once targeted the untempered model; it now targets the tempered one
+            data["smc_target"] = "tempered"
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
