@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corral.evaluation import Rate, RunConfig, SampleRecord, ZeroQuality, pass_at_k, summarize
+from corral.evaluation import Rate, RunConfig, SampleRecord, SamplingConfig, ZeroQuality, pass_at_k, summarize
 
 
 def record(instance: str, sample: int, round_: int, passed: bool, **fields) -> SampleRecord:
@@ -86,6 +86,16 @@ CONFIG = RunConfig(task="collie", task_version="1", model="m", backend="b", deco
 WIKI1 = {"structure": "sent01", "source": "wiki"}
 NEWS1 = {"structure": "sent01", "source": "news"}
 WIKI2 = {"structure": "para02", "source": "wiki"}
+
+
+def test_an_smc_runs_label_names_its_temperature_unless_it_is_the_models_own() -> None:
+    def label(temperature: float) -> str:
+        return RunConfig(task="collie", task_version="1", model="m", backend="llamacpp", decoding="constrained",
+                         strategy="smc", particles=4, sampling=SamplingConfig(temperature=temperature)).label
+
+    assert label(0.3) == "m (constrained, smc K=4 T=0.3)"
+    assert label(0.0) == label(1.0) == "m (constrained, smc K=4)"  # greedy runs' SMC samples at T 1
+
 
 
 def run_records() -> list[SampleRecord]:

@@ -150,8 +150,9 @@ class RunConfig(_Frozen):
         thinking = ", thinking" if self.reasoning is not None else ""
         if self.strategy == "rerank":
             return f"{self.model} ({self.decoding}, rerank k={self.rerank_k}{thinking})"
-        if self.strategy == "smc":
-            return f"{self.model} ({self.decoding}, smc K={self.particles}{thinking})"
+        if self.strategy == "smc":  # its temperature when not the model's own (1, or the greedy run's default)
+            tempered = f" T={self.sampling.temperature:g}" if self.sampling.temperature not in (0, 1) else ""
+            return f"{self.model} ({self.decoding}, smc K={self.particles}{tempered}{thinking})"
         return f"{self.model} ({self.decoding}{thinking})"
 
 
