@@ -114,9 +114,9 @@ def test_a_corrupted_run_is_caught(tmp_path: Path, no_png: None) -> None:
 # --- train-smollm2: corral train compare's page ----------------------------------------------------------------------
 
 TRAIN = ROOT / RESULTS / "train-smollm2"
-README_MODELS = {"base": "base", "**RL (ReFF-tst, 123 steps)**": "rl-tst (rl)",
+README_MODELS = {"base": "base", "**RL (ReFF-tst, 131 steps)**": "rl-tst (rl)",
                  "SFT on references (206 steps)": "sft (sft)",
-                 "constrained self-distillation (132 steps)": "distill (distill)"}
+                 "constrained self-distillation (60 steps)": "distill (distill)"}
 
 
 def _comparison() -> list[dict]:
@@ -157,6 +157,11 @@ def test_training_readme_figures_are_comparison_json_figures() -> None:
 
         plain = [cell.replace("**", "") for cell in cells[1:]]
         assert plain == [ffr(eqa), f"{eqa['quality']:.3f}", str(eqa["passed_quality_zero"]), ffr(sent04)], line
+        steps = re.search(r"(\d+) steps", cells[0])
+        if steps:  # the steps a trained model's label names are its run's own (summary.json)
+            run = model.split("(")[1].rstrip(")")
+            summary = json.loads((TRAIN / run / "summary.json").read_text(encoding="utf-8"))
+            assert int(steps.group(1)) == summary["steps"], (cells[0], summary["steps"])
 
 
 def test_training_rows_with_outputs_are_recomputed_from_them() -> None:
@@ -167,8 +172,6 @@ def test_training_rows_with_outputs_are_recomputed_from_them() -> None:
             assert recompute_row(row) == row, f"{row['model']} {row['task']} {row['decoding']}"
 
 
-@pytest.mark.xfail(strict=True, reason="comparison.json predates compare keeping its held-out outputs; remaking it "
-                                       "needs the training runs, which are not kept (train-smollm2/README.md)")
 def test_training_comparison_keeps_its_held_out_outputs() -> None:
     assert all(len(row.get("outputs", ())) == row["n"] for row in _comparison())
 
