@@ -56,7 +56,7 @@ REPORTS: tuple[str, ...] = (
     "corral report docs/results/collie-smollm2-main/free docs/results/collie-smollm2-main/constrained "
     "--out docs/results/collie-smollm2-main",
     "corral report docs/results/collie-smollm2-main/constrained docs/results/collie-smollm2-smc/smc "
-    "--out docs/results/collie-smollm2-smc",
+    "docs/results/collie-smollm2-smc/smc-t03 --out docs/results/collie-smollm2-smc",
     "corral report docs/results/collie-v1-build/runs/free docs/results/collie-v1-build/runs/constrained "
     "--out docs/results/collie-v1-build/runs",
     "corral report docs/results/formatbench-constrained/strict/free docs/results/formatbench-constrained/strict/"
