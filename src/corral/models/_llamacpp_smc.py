@@ -8,7 +8,8 @@ the model's own distribution over complete replies given that the reply is in th
 replies longer than ``max_tokens`` left out (and, when a repeat limit is set, replies it refuses). At a temperature
 T other than 1 the model is tempered token by token, as free sampling at T tempers it: the target is then
 p_T(x | x in G) with p_T(x) = prod_t softmax(logits_t / T)[x_t], so T < 1 asks for the likelier replies the
-grammar holds (towards the most likely one as T -> 0) rather than a draw at the model's own entropy.
+grammar holds (as T -> 0, the reply whose tokens stray least from the model's own choices) rather than a draw at
+the model's own entropy.
 
 How (Lew et al. 2023, "SMC steering"; Loula et al. 2025): K particles, each a partial output with its own
 llguidance matcher (and repeat guard), advance one token per step. Particle k draws x_t from the proposal
