@@ -7,12 +7,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from importlib.util import find_spec
 
 import pytest
-
-pytest.importorskip("ray.data")
-
-import ray
 
 from corral.corpora import (
     BuildPlan,
@@ -29,7 +26,8 @@ from corral.corpora import (
 from .._sizes import sized
 from ._corpus_files import write_sample_corpus
 
-pytestmark = [pytest.mark.ray,
+# found, not imported: every xdist worker collects this module, and only the one that runs it needs Ray (3 s)
+pytestmark = [pytest.mark.ray, pytest.mark.skipif(find_spec("ray") is None, reason="needs ray[data]"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")]  # Ray's own, on unpickling
 
 LEVELS = ("word02", "sent02", "sent04", "para02", "para05", "pass01")  # word, sentence, paragraph, passage/3 and /4
@@ -38,6 +36,8 @@ LEVELS = ("word02", "sent02", "sent04", "para02", "para05", "pass01")  # word, s
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
     """One local Ray for the module (two CPUs), shut down at the end."""
+    import ray
+
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)

@@ -9,20 +9,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from importlib.util import find_spec
 
+import jsonschema
 import pytest
 
 from corral.grammars import Grammar
-from corral.models import Completion, ModelError, Request, Sampling
+from corral.models import Completion, ModelError, Request, Sampling, TransformersModel
 from corral.registry import backends
 
-pytestmark = pytest.mark.model
-
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-jsonschema = pytest.importorskip("jsonschema")
-
-from corral.models import TransformersModel  # noqa: E402
+# found, not imported: every xdist worker collects this module, and only the one that runs it needs torch (3 s)
+pytestmark = [pytest.mark.model, pytest.mark.skipif(find_spec("torch") is None or find_spec("transformers") is None,
+                                                    reason="needs torch and transformers")]
 
 PROMPTS = (
     "What is the capital of France?",

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import errno
 import json
+from importlib.util import find_spec
 
 import pytest
-
-pytest.importorskip("trl")
 
 from corral.training import TaskSpec, TrainConfig, TrainError, last_checkpoint, train
 
 
 @pytest.mark.model
 @pytest.mark.slow
+@pytest.mark.skipif(find_spec("trl") is None, reason="needs trl")
 def test_a_full_disk_while_saving_leaves_the_previous_checkpoint_usable(tmp_path, monkeypatch):
     from transformers import Trainer
 

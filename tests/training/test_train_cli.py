@@ -8,6 +8,7 @@ One test runs the whole RL story so the base checkpoint is converted once and th
 from __future__ import annotations
 
 import json
+from importlib.util import find_spec
 
 import pytest
 from typer.testing import CliRunner
@@ -15,8 +16,8 @@ from typer.testing import CliRunner
 from corral.cli import app
 from corral.training import recompute_row
 
-pytest.importorskip("trl")
-pytest.importorskip("peft")
+# found, not imported: every xdist worker collects this module, and peft brings torch and transformers (6 s)
+pytestmark = pytest.mark.skipif(find_spec("trl") is None or find_spec("peft") is None, reason="needs trl and peft")
 runner = CliRunner()
 
 WORD = ["--task", "collie", "--where", "structure=word02", "--limit", "8"]
