@@ -38,8 +38,7 @@ def chat_tokens(llama, text: str) -> list[int]:
 
 
 def context(model, flash: bool, threads: int) -> StreamContext:
-    model._llama.context_params.flash_attn_type = 1 if flash else 0
-    return StreamContext(model._llama, 1, 4096, threads)
+    return StreamContext(model._llama, 1, 4096, threads, flash_attention=flash)
 
 
 def logits_in_batches(ctx: StreamContext, prompt: list[int], tokens: list[int], size: int, n_vocab: int) -> list:

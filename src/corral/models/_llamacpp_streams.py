@@ -78,7 +78,8 @@ def in_streams(state: bytes, streams: int) -> bytes:
 class StreamContext:
     """A llama.cpp context with ``streams`` KV streams of ``cells`` cells each, and a batch filled by hand."""
 
-    def __init__(self, llama, streams: int, cells: int, threads: int) -> None:  # llama: llama_cpp.Llama
+    def __init__(self, llama, streams: int, cells: int, threads: int, *, flash_attention: bool = False) -> None:
+        """``llama``: a ``llama_cpp.Llama``; ``flash_attention`` only for measuring it (Corral decodes without)."""
         import llama_cpp
         from llama_cpp import _internals
 
@@ -87,6 +88,11 @@ class StreamContext:
         params.n_ctx = streams * cells
         params.n_seq_max = streams
         params.kv_unified = False  # each stream attends over its own cells; logits equal a lone sequence's
+        # attention without flash attention, whatever llama.cpp's default (AUTO takes it on a CPU too): with it, a
+        # stream past 256 cells gets other logits from 1 and from 2 threads, and ``_pace`` changes the count while a
+        # run decodes (benchmarks/lookup_decoding.py, docs/performance.md)
+        params.flash_attn_type = (llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attention
+                                  else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED)
         params.n_batch = params.n_ubatch = max(N_BATCH, streams)
         params.n_threads = params.n_threads_batch = threads  # the model's count now (it may have changed since)
         self.streams, self.cells = streams, cells
