@@ -21,12 +21,15 @@ allowed, else as the uniform walk), which writes word-length runs as a model doe
   ``PhD``, ``CDs``) or one lowercase letter before capitals or a capitalised part (``iOS``, ``iPhone``), the
   patterns COLLIE-v1's own examples hold (``hEr``, ``lIkEd`` are not).
 
-*Structural* is (b)-(e) together: the shape's precision headline. The same tests run over the real constrained
-outputs (``--records``) and over COLLIE-v1's human examples (every one of the 2,080: the tests must pass nearly
-all human text); a constrained output whose instance is among those compiled here is also fed to today's grammar
-(still allowed: the whole output, or its start where it was cut at its token budget), so a shape change shows
-which junk the model could no longer write. Deterministic: the instances are the first of each structure, the
-walks are seeded.
+*Structural* is (b)-(e) together: the shape's precision headline. *Labels allowed* is the same with list labels
+read as English: ``1)``, ``b)``, ``iv)`` at the start of the text or after a space, the enumeration COLLIE-v1's
+prompts themselves use ("Please generate a paragraph: 1) with exactly 3 sentences; 2) ..."), which (b) and (d)
+count as an unbalanced bracket and a stranded character, and which the model copies into its own free text. The
+same tests run over the real outputs (``--records``: constrained and free) and over COLLIE-v1's human examples
+(every one of the 2,080: the tests must pass nearly all human text); a constrained output whose instance is among
+those compiled here is also fed to today's grammar (still allowed: the whole output, or its start where it was
+cut at its token budget), so a shape change shows which junk the model could no longer write. Deterministic: the
+instances are the first of each structure, the walks are seeded.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from corral.grammars import EOS, byte_matcher, random_walk, sample
 from corral.tasks import get_task
 
 RECORDS = ("docs/results/collie-smollm2-main/constrained/records.jsonl",
+           "docs/results/collie-smollm2-main/free/records.jsonl",
+           "docs/results/collie-smollm2-smc/smc-t03/records.jsonl",
            "docs/results/collie-smollm2/constrained/records.jsonl")
 TESTS = ("words", "balanced", "punctuation", "stranded", "case")
 STRUCTURAL = TESTS[1:]
@@ -107,6 +112,15 @@ def case_ok(text: str) -> bool:
     return all(_CASE_OK.fullmatch(run) for run in re.findall(r"[A-Za-z]+", text))
 
 
+# a list label: one or two digits, a letter or a roman numeral, then ")", where a list item starts
+_LABEL = re.compile(r"(?:(?<=\s)|^)(\d{1,2}|[A-Za-z]|[ivxIVX]{2,4})\)(?=\s|$)")
+
+
+def without_labels(text: str) -> str:
+    """``text`` with its list labels written ``1.`` instead of ``1)`` (see the module's docstring)."""
+    return _LABEL.sub(r"\1.", text)
+
+
 CHECKS: dict[str, Callable[[str], bool]] = {"words": words_ok, "balanced": balanced, "punctuation": punctuation_ok,
                                             "stranded": stranded_ok, "case": case_ok}
 
@@ -115,6 +129,9 @@ def verdicts(text: str) -> dict[str, bool]:
     found = {name: check(text) for name, check in CHECKS.items()}
     found["structural"] = all(found[name] for name in STRUCTURAL)
     found["all"] = found["structural"] and found["words"]
+    unlabelled = without_labels(text)
+    found["labels allowed"] = found["structural"] or (
+        unlabelled != text and all(CHECKS[name](unlabelled) for name in STRUCTURAL))
     return found
 
 
@@ -156,12 +173,13 @@ class Tally:
                 self.failing[name].append(text)
 
     def row(self, label: str, extra: str = "") -> str:
-        cells = [f"{self.passed[t] / max(self.n, 1):.1%}" for t in (*STRUCTURAL, "structural", "words", "all")]
+        cells = [f"{self.passed[t] / max(self.n, 1):.1%}"
+                 for t in (*STRUCTURAL, "structural", "words", "all", "labels allowed")]
         return f"| {label} | {self.n} | {' | '.join(cells)} |{extra}"
 
 
 HEADER = ("| {0} | texts | (b) balanced | (c) punctuation | (d) stranded | (e) case | **structural (b-e)** | "
-          "(a) words | all |{1}\n|---|---|---|---|---|---|---|---|---|{2}")
+          "(a) words | all | structural, labels allowed |{1}\n|---|---|---|---|---|---|---|---|---|---|{2}")
 
 
 def main() -> None:
@@ -232,13 +250,16 @@ def main() -> None:
     model: dict[str, Tally] = {}
     still: dict[str, Counter[str]] = {}
     for path in args.records:
-        tally = model[path] = Tally()
+        run = f"{Path(path).parent.parent.name}/{Path(path).parent.name}"
         kept = Counter()
         for line in Path(path).read_text().splitlines():
             record = json.loads(line)
-            if record.get("decoding") == "constrained" and record.get("output"):
-                output = record["output"]
-                tally.add(output)
+            output = record.get("output")
+            if not output:
+                continue
+            tally = model.setdefault(f"{record.get('decoding')} outputs, `{run}`", Tally())
+            tally.add(output)
+            if record.get("decoding") == "constrained":
                 grammar = compiled.get(record.get("instance", ""))
                 if grammar is not None:  # does today's grammar still let a decoder write it?
                     junk = not verdicts(output)["structural"]
@@ -247,20 +268,21 @@ def main() -> None:
                     if allowed_prefix(grammar, output):
                         kept["allowed"] += 1
                         kept["junk allowed"] += junk
-        still[path] = kept
-        print(tally.row(f"constrained outputs, `{Path(path).parent.parent.name}`"))
+        if kept:
+            still[run] = kept
+    for label, tally in model.items():
+        print(tally.row(label))
     print("\nconstrained outputs whose instance was compiled here, written again under today's grammars (the whole "
           "output, or its start where it was cut at its budget):\n")
     print("| records | outputs | still allowed | failing (b)-(e) | of those, still allowed |\n|---|---|---|---|---|")
-    for path, kept in still.items():
-        print(f"| `{Path(path).parent.parent.name}` | {kept['outputs']} | {kept['allowed']} | {kept['junk']} | "
-              f"{kept['junk allowed']} |")
+    for run, kept in still.items():
+        print(f"| `{run}` | {kept['outputs']} | {kept['allowed']} | {kept['junk']} | {kept['junk allowed']} |")
     if args.examples:
         print("\nfailing texts (first of each test):")
         for name in (*TESTS,):
             for label, t in [("uniform", tallies[("uniform", "overall")]),
                              ("letter-biased", tallies[("letter-biased", "overall")]), ("human", human),
-                             *((Path(p).parent.parent.name, t) for p, t in model.items())]:
+                             *model.items()]:
                 for text in t.failing[name][:args.examples]:
                     bad = text if len(text) < 140 else text[:140] + "…"
                     print(f"  ({name}, {label}) {bad!r}")
