@@ -108,6 +108,36 @@ def _pick(draw, tokens: tuple[Token, ...], most: int, in_a_row: int = 2) -> list
     return out
 
 
+def _keep_runs(tokens: list[Token], run: str | None) -> list[Token]:
+    """``tokens`` with each run of non-word tokens cut to what ``run`` (the lexicon's closer run, a terminal
+    expression) allows: its first token, or none."""
+    if run is None:
+        return tokens
+    allowed = re.compile(run.strip("/"))
+    out: list[Token] = []
+    pending: list[Token] = []
+    for token in [*tokens, None]:
+        if token is not None and token.value is None:
+            pending.append(token)
+            continue
+        if pending and not allowed.fullmatch("".join(t.text for t in pending)):
+            pending = pending[:1] if allowed.fullmatch(pending[0].text) else []
+        out += pending
+        pending = []
+        if token is not None:
+            out.append(token)
+    return out
+
+
+def _paired(draw, lex: Lexicon, sentence: str) -> None:
+    """Keep only a sentence of the lexicon's ``sentence_form`` (its brackets paired), which compiled grammars
+    hold; the shape alone (``Words.shape``) does not pair them."""
+    from hypothesis import assume
+
+    if lex.sentence_form is not None:
+        assume(re.fullmatch(lex.sentence_form.strip("/"), sentence))
+
+
 @st.composite
 def _chunk(draw, lex: Lexicon, first: bool, last: bool, whole: bool = False) -> tuple[str, list[str]]:
     """One chunk and the words the model says it makes (``whole``: of a text that is one sentence)."""
@@ -154,7 +184,8 @@ def _chunk(draw, lex: Lexicon, first: bool, last: bool, whole: bool = False) -> 
             values += [token.value] if token.value else []
     if whole and lex.whole_text and not last and draw(st.integers(0, 3)) == 0:
         return text + ".", values  # To Mr. Hector
-    for token in [] if last and initial else _pick(draw, lex.closers, lex.max_closers):
+    run = (lex.final_closer_run or lex.closer_run) if last else lex.closer_run
+    for token in [] if last and initial else _keep_runs(_pick(draw, lex.closers, lex.max_closers), run):
         text += token.text
         values += [token.value] if token.value else []
     if last and initial:  # a bare final mark after an initial's word
@@ -181,7 +212,8 @@ def _space_grammar(profile: str) -> Grammar:
 
 
 @st.composite
-def _paragraph(draw, profile: str) -> tuple[str, list[str], int]:
+def _paragraph(draw, profile: str, paired: bool = False) -> tuple[str, list[str], int]:
+    """A paragraph of the shape; ``paired``: of compiled grammars, whose sentences pair their brackets."""
     lex = lexicon(profile)
     sentences, values = [], []
     for _ in range(draw(st.integers(1, 3))):
@@ -192,6 +224,8 @@ def _paragraph(draw, profile: str) -> tuple[str, list[str], int]:
             chunks.append(text)
             values += found
         sentences.append("".join(c + (draw(_space(lex)) if i < n - 1 else "") for i, c in enumerate(chunks)))
+        if paired:
+            _paired(draw, lex, sentences[-1])
     # one to three spaces between sentences, maybe one or two before the first and one after the last
     text = draw(st.sampled_from(["", "", "", " ", "  "]))
     for i, sentence in enumerate(sentences):
@@ -227,6 +261,7 @@ def _sentence(draw, profile: str) -> tuple[str, list[str]]:
         chunks.append(text)
         values += found
     text = "".join(c + (draw(_space(lex)) if i < n - 1 else "") for i, c in enumerate(chunks))
+    _paired(draw, lex, text)
     if draw(st.booleans()) and text[0].isupper() and values[0][0] == text[0] and text[1:2] != ".":
         text, values = text[0].lower() + text[1:], [values[0][0].lower() + values[0][1:], *values[1:]]
     return draw(st.sampled_from(["", " ", "  "])) + text + draw(st.sampled_from(["", " "])), values
@@ -332,7 +367,7 @@ def _sentence_count(n: int) -> Grammar:
 def test_the_text_edges_keep_the_sentence_count(data):
     """The text's first word may be lowercase and its last sentence may end in ':' (no splitter decides anything
     before or after the text): the paragraph still has the sentences the grammar counted."""
-    text, expected, sentences = data.draw(_paragraph("collie-v1"))
+    text, expected, sentences = data.draw(_paragraph("collie-v1", paired=True))
     stripped = text.strip(" ")
     if data.draw(st.booleans()) and stripped[:1].isupper() and stripped[1:2] not in (".", ""):
         at = text.index(stripped[0])
@@ -354,3 +389,68 @@ def test_a_period_after_a_word_stays_inside_a_one_sentence_text():
     assert accepts(grammar, "Mr. Smith left.")
     assert not accepts(grammar, "Mr Smith left..")
     assert not accepts(grammar, 'Mr Smith left..")')
+
+
+# Junk a small model wrote under an earlier shape (docs/results/collie-smollm2*/constrained), refused now, beside a
+# human form of the same kind that stays in (benchmarks/collie_grammar_precision.py measures the rest).
+@pytest.mark.parametrize(("junk", "human"), [
+    ("It was 0)) and more.", "It was (see below) and more."),                 # two closing brackets
+    ("Its capacity XPCC)).", "The rate reached (100%)."),                      # two brackets before the mark
+    ("He was positive,.", "It collided with its vessel, ."),                  # a comma before the final mark
+    ("He said the,, so.", "He said the, so."),                                # two commas
+    ("It was students;; then.", "It was (see below); then."),                 # two semicolons
+    ("It was (the);.", "It was (5%)."),                                        # a semicolon before the mark
+    ("It was financial,).) now.", "It was (financial), now."),                # a comma before a bracket
+])
+def test_junk_closer_runs_are_refused_and_the_human_form_kept(junk, human):
+    assert not accepts(_shape("collie-v1", one_sentence=True), junk)
+    assert accepts(_shape("collie-v1", one_sentence=True), human)
+
+
+@pytest.mark.parametrize(("junk", "human"), [
+    # a sentence closes a bracket it did not open, after it opened one (a first closer may be Punkt's: below)
+    ("1) with exactly (the) (the) 11th words; (the) (the) .)", "1) with exactly (the) 11th words; (any) word."),
+    ("3) The party was a huge success, and new-fangled, .)", "3) The party was a huge success (and more)."),
+    ("It was (see) more) then.", "It was (see more) then."),
+    ("It was ((see)) then.", "It was (see) then."),                           # one deep
+    ("It was (see [a) b] then.", "It was (see) [a] b then."),                 # crossed
+])
+def test_a_compiled_sentence_pairs_its_brackets(junk, human):
+    assert not accepts(_word_count("collie-v1", len(get_profile("collie-v1").split(junk, Level.WORD))), junk)
+    assert accepts(_word_count("collie-v1", len(get_profile("collie-v1").split(human, Level.WORD))), human)
+
+
+@pytest.mark.parametrize("text", [
+    # Punkt ends a sentence inside a bracket (COLLIE-v1's ccnews_c10_51, ccnews_c05_45): the second sentence closes
+    # what the first opened
+    "He's already taken officials to Oregon (Oct. 8), Tennessee and Georgia.",
+    "It is set out in the criteria (pub. 27 Jun 2016) here and there.",
+    # list labels, as COLLIE-v1's prompts enumerate and models continue them
+    "1) I'm a loyal friend. 2) I'm a skilled warrior. 3) I'm here; 4) and there.",
+])
+def test_brackets_split_by_the_sentence_splitter_and_list_labels_stay_in(text):
+    sentences = len(get_profile("collie-v1").split(text, Level.SENTENCE))
+    assert accepts(_sentence_count(sentences), text), text
+
+
+def test_a_grammar_too_complex_with_paired_brackets_is_compiled_without(monkeypatch):
+    """Pairing costs the engine's lexer: where it runs out of fuel, the grammar is compiled without (sound
+    either way) rather than refused."""
+    from corral.grammars import NotExpressible
+    from corral.grammars.constraint import _compile
+
+    made = []
+    real = _compile._compile
+
+    def compile_(constraint, verify, limits, paired):
+        made.append(paired)
+        if paired:
+            raise NotExpressible([("it", "too complex for the grammar engine (fuel exhausted)")])
+        return real(constraint, verify, limits, paired)
+
+    monkeypatch.setattr(_compile, "_compile", compile_)
+    constraint = Constraint(Count(TEXT, Level.WORD, Rel.GE, 1), Level.SENTENCE, "collie-v1")
+    unpaired = _compile.compile_constraint(constraint)
+    assert made == [True, False]
+    assert accepts(unpaired, "It was (see) more) then.")
+    assert not accepts(real(constraint, True, _compile.Limits(), True), "It was (see) more) then.")

@@ -33,6 +33,7 @@ from corral.text import Level, get_profile
 
 from .. import _regex as R
 from .._grammar import Grammar, GrammarError, NotExpressible
+from ._lexicon import lexicon
 from ._limits import Limits
 from ._terms import (
     _BELOW,
@@ -335,15 +336,16 @@ class _Compiled:
     failures: list[tuple[str, str]] = field(default_factory=list)
 
 
-def to_lark(constraint: Constraint, limits: Limits = Limits()) -> _Compiled:
-    """The Lark source for ``constraint`` and the parts that could not be compiled."""
+def to_lark(constraint: Constraint, limits: Limits = Limits(), paired: bool = True) -> _Compiled:
+    """The Lark source for ``constraint`` and the parts that could not be compiled; ``paired``: every sentence
+    obeys the lexicon's ``sentence_form`` (its brackets paired), where it has one."""
     profile = _profile(constraint.profile)
     level = constraint.level or Level.PASSAGE
     limits = limits.fit(_largest(constraint.body))
     # a character count bounds every word itself (and bounded runs inside it exhaust the engine's lexer)
     counts_chars = f", {Level.CHAR.value}" in str(constraint.body)
     terms = _Terms(profile, profile.sentence_drops_period and level.rank > Level.SENTENCE.rank, limits,
-                   bounded_runs=not counts_chars)
+                   bounded_runs=not counts_chars, paired=paired)
     if level is Level.CHAR:
         return _Compiled("", [(str(constraint.body), "a single-character text has no grammar")])
     if level is Level.WORD:
@@ -376,8 +378,21 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
 
     With ``verify`` (the default) a witness text is drawn from the grammar and checked; an empty grammar
     (contradictory parts, or values the text shape cannot hold, like the word "don't") is reported too.
+
+    Sentences pair their brackets (the lexicon's ``sentence_form``: no ``0))``) where the engine affords it; a
+    grammar too complex for it with the pairing is compiled again without (both are sound).
     """
-    compiled = to_lark(constraint, limits)
+    try:
+        return _compile(constraint, verify, limits, paired=True)
+    except NotExpressible as exc:
+        too_complex = any("too complex for the grammar engine" in reason for _, reason in exc.parts)
+        if not too_complex or lexicon(_profile(constraint.profile).name).sentence_form is None:
+            raise
+    return _compile(constraint, verify, limits, paired=False)
+
+
+def _compile(constraint: Constraint, verify: bool, limits: Limits, paired: bool) -> Grammar:
+    compiled = to_lark(constraint, limits, paired)
     if compiled.failures:
         raise NotExpressible(compiled.failures)
     if f"TEXT: {R.NOTHING}" in compiled.lark or re.match(rf"{re.escape(_start('p0'))}[^\n]*\nNOTHING:", compiled.lark):

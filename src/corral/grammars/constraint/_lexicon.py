@@ -122,6 +122,13 @@ class Lexicon:
         whole_text: in a text that is one sentence and whose constraint counts no sentences, a word may end in a
             period inside it (``To Mr. Hector``) and its last word may be any word: the profile's words are the
             same wherever its sentence splitter breaks (Treebank drops the period either way: ``Mr``).
+        closer_run: what a run of closers that make no word may be (a terminal expression), between the
+            word-making ones (None: any two in a row). Bounded to the runs English writes (``),``, ``%)``): a model
+            under a mask otherwise walks into ``0))``, ``the,,`` or ``),)`` to keep a count open.
+        final_closer_run: the same before a sentence's final mark (None: as ``closer_run``): no comma, semicolon
+            or colon there (``positive,.``, ``the;.``).
+        sentence_form: what every whole sentence must also be (a terminal expression over its text; None:
+            nothing more). COLLIE-v1 pairs its brackets inside a sentence, which no chunk can do alone.
     """
 
     profile: str
@@ -146,6 +153,9 @@ class Lexicon:
     dotted_last: bool = False
     text_ends: tuple[Token, ...] = ()
     whole_text: bool = False
+    closer_run: str | None = None
+    final_closer_run: str | None = None
+    sentence_form: str | None = None
 
     @property
     def fixed_values(self) -> frozenset[str]:
@@ -200,6 +210,15 @@ _COLLIE_WORD = "(" + " & ".join([
     "~(" + rx(f"(.*{_NOT_ALNUM})?({_SPLIT_WORDS_EITHER_CASE})({_NOT_ALNUM}.*)?") + ")",
 ]) + ")"
 
+# Brackets paired inside a sentence, one deep ("(see [1])" is out), but for a first closer and a last opener: Punkt
+# ends a sentence inside brackets ("Oregon (Oct." | "8), Tennessee"; "(D-N.Y." | "), Kirsten"), and a list label
+# ("1) In April", "; 2) with") closes nothing. No COLLIE-v1 example has another form in a sentence; a model under
+# a mask writes "0))", "(the)  (the) .)" or "new-fangled, .)" to keep a count open.
+_NO_BRACKET = r"[^()\[\]]"
+SENTENCE_BRACKETS = (rf"({_NO_BRACKET}*[)\]])?"
+                     rf"({_NO_BRACKET}|\({_NO_BRACKET}*\)|\[{_NO_BRACKET}*\]| ([0-9]{{1,2}}|[A-Za-z])\))*"
+                     rf"([(\[]{_NO_BRACKET}*)?")
+
 COLLIE_V1 = Lexicon(
     profile="collie-v1",
     word=_COLLIE_WORD,
@@ -227,8 +246,9 @@ COLLIE_V1 = Lexicon(
     ),
     # "()": emptied brackets, as in Wikipedia texts stripped of their foreign names ("Pringle Bay () is")
     alone=(Token("—", "—"), Token("–", "–"), Token("--", "--"), Token("-"), Token("&"), Token("()"), Token("/")),
-    # " .": a final period after a space (a number removed before it: "reached about .")
-    ends=(Token("."), Token("!"), Token("?"), Token(" .")),
+    # " .": a final period after a space (a number removed before it: "reached about ."); ", .": the same after a
+    # comma (a name removed: "collided with its refueling vessel, ."), which no closer run before a mark holds
+    ends=(Token("."), Token("!"), Token("?"), Token(" ."), Token(", .")),
     after_end=(Token('"', "''"), Token("”", "”"), Token("’", "’"), Token(")"), Token("'")),
     # one or two spaces between words (Treebank and Punkt read both alike; not a no-break space: Treebank reads a
     # '"' after one as a closing quote)
@@ -247,6 +267,11 @@ COLLIE_V1 = Lexicon(
     dotted_last=True,
     text_ends=(Token(":"),),
     whole_text=True,
+    # a percent sign, one closing bracket, one comma-like mark, in that order ("5%),", "(see below);"): never two
+    # brackets ("0))") nor two commas ("the,,"), and no comma-like mark before the final one ("positive,.")
+    closer_run=rx("%?[)\\]]?(,|;|:| ,|,'|;')?"),
+    final_closer_run=rx("%?[)\\]]?"),
+    sentence_form=rx(SENTENCE_BRACKETS),
 )
 
 # A default-profile word keeps its contraction: don't, it’s, we'll (and n't only after an auxiliary).

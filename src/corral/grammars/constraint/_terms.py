@@ -84,13 +84,15 @@ def _profile(name: str) -> _Profile:
 class _Terms:
     """Word and sentence scopes: a constraint on one unit becomes one terminal expression (exact in the shape)."""
 
-    def __init__(self, profile: _Profile, drops_period: bool, limits: Limits, bounded_runs: bool = True) -> None:
+    def __init__(self, profile: _Profile, drops_period: bool, limits: Limits, bounded_runs: bool = True,
+                 paired: bool = True) -> None:
         self.profile = profile
         self.drops_period = drops_period  # a sentence unit's value lacks its final '.' (not so for the whole text)
         self.failures: list[tuple[str, str]] = []
         self.limits = limits
         self.terminals = Terminals()
         self.lexicon = lexicon(profile.name, bounded_runs)
+        self.paired = paired  # sentences obey the lexicon's ``sentence_form`` (brackets paired)
         self._words: dict[tuple[bool, bool, bool, bool], Words] = {}
         self.plain = False  # set while compiling a sentence part that reads the sentence's edges
         self.opening = False  # set while compiling the text's first sentence (its first word may be lowercase)
@@ -115,6 +117,8 @@ class _Terms:
         self.plain, self.opening, self.closing, self.whole = False, opening, closing, whole
         try:
             found = self._conjunction(exprs)
+            if self.paired and self.lexicon.sentence_form is not None and found != R.NOTHING:
+                found = R.both(found, self.lexicon.sentence_form)
         except _Unsupported as exc:
             self.failures.append((str(exc.expr), exc.reason))
             found = R.ANY

@@ -99,11 +99,12 @@ def _not_words(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
     return tuple(t for t in tokens if t.value is None)
 
 
-def _bracketed(tokens: tuple[Token, ...], most: int, free: int = 2) -> list[_Template]:
-    """Runs of non-word tokens (at most ``free`` in a row) with 0..``most`` word-making tokens. Bounded: a
-    model under a mask otherwise repeats a free token until its budget runs out (``The “““““...``)."""
+def _bracketed(tokens: tuple[Token, ...], most: int, free: int = 2, run: str | None = None) -> list[_Template]:
+    """Runs of non-word tokens (at most ``free`` in a row, or what ``run`` allows: a terminal expression) with
+    0..``most`` word-making tokens. Bounded: a model under a mask otherwise repeats a free token until its budget
+    runs out (``The “““““...``)."""
     others = _not_words(tokens)
-    zero = _Text(R.rep(_lits(others), 0, free) if others else "")
+    zero = _Text(run if run is not None else R.rep(_lits(others), 0, free) if others else "")
     weighted = _words_of(tokens)
     out: list[_Template] = [(zero,)]
     if weighted:
@@ -242,13 +243,15 @@ class Words:
         self.all_values = lex.fixed_values
         self._memo: dict[tuple, str] = {}
         openers: list[_Template] = [(_Text(""),)] if plain else _bracketed(lex.openers, lex.max_openers, free=1)
-        closers = _bracketed(lex.closers, lex.max_closers)
+        closers = _bracketed(lex.closers, lex.max_closers, run=lex.closer_run)
+        before_end = _bracketed(lex.closers, lex.max_closers,
+                                run=lex.final_closer_run if lex.final_closer_run is not None else lex.closer_run)
         ends = _Text(_lits(lex.ends + (lex.text_ends if self.closing else ())))
         if plain:
             final = [(_Text(R.lit(".")),)]
         else:
             after = _bracketed(lex.after_end, lex.max_after, free=1)  # syntok reads '."" Next' as one sentence
-            final = [(*c, ends, *a) for c in closers for a in after]
+            final = [(*c, ends, *a) for c in before_end for a in after]
         if self.whole:  # "To Mr. Hector": Punkt breaks there, the words stay the same (inside the sentence only:
             # "Aa.." is no final mark; "Co.," is left out: with no break there, Treebank keeps "a's." whole)
             closers.append((_Text(R.lit(".")),))
