@@ -452,6 +452,7 @@ def test_a_grammar_too_complex_with_paired_brackets_is_compiled_without(monkeypa
     constraint = Constraint(Count(TEXT, Level.WORD, Rel.GE, 1), Level.SENTENCE, "collie-v1")
     unpaired = _compile.compile_constraint(constraint)
     assert made == [True, False]
+    assert "brackets not paired" in unpaired.description
     assert accepts(unpaired, "It was (see) more) then.")
     assert not accepts(real(constraint, True, _compile.Limits(), True), "It was (see) more) then.")
 

@@ -380,7 +380,8 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     (contradictory parts, or values the text shape cannot hold, like the word "don't") is reported too.
 
     Sentences pair their brackets (the lexicon's ``sentence_form``: no ``0))``) where the engine affords it; a
-    grammar too complex for it with the pairing is compiled again without (both are sound).
+    grammar too complex for it with the pairing is compiled again without (both are sound), and its description
+    says so.
     """
     try:
         return _compile(constraint, verify, limits, paired=True)
@@ -388,7 +389,9 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
         too_complex = any("too complex for the grammar engine" in reason for _, reason in exc.parts)
         if not too_complex or lexicon(_profile(constraint.profile).name).sentence_form is None:
             raise
-    return _compile(constraint, verify, limits, paired=False)
+    grammar = _compile(constraint, verify, limits, paired=False)
+    return replace(grammar, description=f"{grammar.description} (brackets not paired: too complex for the engine "
+                                        f"with the pairing)")
 
 
 def _compile(constraint: Constraint, verify: bool, limits: Limits, paired: bool) -> Grammar:
