@@ -472,6 +472,22 @@ def test_the_sentence_form_means_to_the_engine_what_it_means_to_python(text):
     assert accepts(_form_grammar(), text) == bool(re.fullmatch(form.strip("/"), text)), text
 
 
+def test_a_paired_grammar_whose_lexer_costs_past_half_the_budget_is_compiled_without(monkeypatch):
+    """llguidance does not refuse a grammar whose lexer outgrows its budget: its masks refuse texts the grammar
+    holds. A paired grammar that costs more than half the budget is compiled again without the pairing."""
+    from corral.grammars import _inspect
+    from corral.grammars._grammar import LEXER_FUEL
+
+    constraint = Constraint(Count(TEXT, Level.WORD, Rel.GE, 2), Level.SENTENCE, "collie-v1")
+    paired = compile_constraint(constraint)
+    assert "not paired" not in paired.description and not accepts(paired, "It was (see) more) then.")
+    assert _inspect.lexer_cost(paired) <= LEXER_FUEL // 2
+    monkeypatch.setattr(_inspect, "lexer_cost", lambda grammar: LEXER_FUEL // 2 + 1)
+    unpaired = compile_constraint(constraint)
+    assert "brackets not paired" in unpaired.description
+    assert accepts(unpaired, "It was (see) more) then.")
+
+
 def test_no_collie_v1_example_breaks_the_sentence_form():
     """Pairing brackets costs no recall: every sentence of the 2,080 human examples, as the profile splits them
     (which is what each sentence terminal must match), is of the form."""

@@ -268,6 +268,13 @@ def grammar_stats(compile: Callable[[], Grammar], budget: CompileBudget = DEFAUL
                         len(text.encode("utf-8")) if text is not None else None, engine_error=problem)
 
 
+def lexer_cost(grammar: Grammar) -> int | None:
+    """The lexer fuel llguidance spends on ``grammar`` to its first mask (None where the engine reports none). A
+    grammar whose lexer costs more than its budget (``LEXER_FUEL``) is not refused by the engine: its masks then
+    refuse texts the grammar holds, so a compiler that can choose must keep well under it."""
+    return _fuel(grammar.llguidance(), b"")[0]
+
+
 def _fuel(serialized: str, text: bytes) -> tuple[int | None, int | None]:
     """llguidance's lexer cost (its ``stats.lexer_cost``, the fuel its limits count) at the first mask, which
     builds the lexer, and the most of any later mask along ``text``. ``LLMatcher`` does not report it;
