@@ -386,9 +386,7 @@ def compile_constraint(constraint: Constraint, verify: bool = True, limits: Limi
     if lexicon(_profile(constraint.profile).name).sentence_form is None:
         return _compile(constraint, verify, limits, paired=False)
     try:
-        grammar = _compile(constraint, verify, limits, paired=True)
-        if _affordable(grammar):
-            return grammar
+        return _compile(constraint, verify, limits, paired=True)
     except NotExpressible as exc:
         if not any("too complex for the grammar engine" in reason for _, reason in exc.parts):
             raise
@@ -404,7 +402,10 @@ def _affordable(grammar: Grammar) -> bool:
     from .._grammar import LEXER_FUEL
     from .._inspect import lexer_cost
 
-    cost = lexer_cost(grammar)
+    try:
+        cost = lexer_cost(grammar)
+    except ValueError:  # the engine refused to build it at all (its lexer fuel ran out)
+        return False
     return cost is not None and cost <= LEXER_FUEL // 2
 
 
@@ -421,6 +422,9 @@ def _compile(constraint: Constraint, verify: bool, limits: Limits, paired: bool)
         if "too big" not in str(exc):
             raise
         raise NotExpressible([(str(constraint.body), f"too complex for the grammar engine ({exc})")]) from None
+    if paired and not _affordable(grammar):  # measured before the witness search, which it would make moot
+        raise NotExpressible([(str(constraint.body), "too complex for the grammar engine (its lexer past half the "
+                                                     "budget with brackets paired)")])
     from corral.memory import return_freed_memory
 
     from .._sample import release
